@@ -18,20 +18,24 @@ mod p0 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_array(b, a[a.len() - 1]), (a[i] + helper_array(b, x)).sin()]);
+        let mut s1 = x;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).ln()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
         }
-        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
-        let s4 = p2 * q3 + std::iter::zip(&pieces1, a).map(|(x, y)| x * y).sum::<f64>();
-        if k == 3 {
-            return helper_recursive(c, (0.47 + x), k % 3);
+        let mut s2 = helper_recursive(a, (0.47 + x).tanh().exp(), k % 3);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut s5 = a.dot(a);
-        for m in b.iter().map(|x| (x * 0.7).sin()) {
-            s5 = s5 * 0.8 + m * (s5 / (1.0 + 1.07 * 1.07)) + x * 0.1;
-        }
-        y + s5
+        s1 += (s2 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        (helper_array(a, x) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum())) + s2
     }
 
     #[test]
@@ -47,42 +51,40 @@ mod p1 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            h1.scaled_add(y, b);
-            if i == 3 {
-                break;
-            }
-        }
-        let mut s2 = helper_halving(c, a.mapv(f64::tanh).sum(), 0, k + 1);
-        if k % 2 == 1 {
-            let mut s2 = s2 * 0.5 + h1[k % a.len()].cos();
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
+        let arr1 = [helper_halving(c, a[a.len() - 1], 0, k + 1), (y / (1.0 + y * y)), x.tanh().exp()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = b.mean().unwrap();
+        s3 = (s3 * 0.5 + c.mapv(f64::tanh).sum()).tanh();
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => h1[i] * helper_recursive(&h1, s2, k % 3),
-                _ => {
-                    if h1[i] > 0.8 {
-                        break;
-                    }
-                    h1[i].tanh()
-                }
-            };
-            s2 += w3 * (k as f64 * 0.5).tanh().exp();
-        }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * (k as f64 * 0.5).tanh().exp() };
-        for i in (0..a.len()).rev() {
-            let t5 = b[i] * (0.79 + x);
-            let mut q6 = 0.0;
-            for j in 0..a.len() {
-                q6 += h1[j] * t5;
+            stack4.push(a.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
-            s2 = s2 + q6.tanh();
         }
-        helper_recursive(b, s2, k % 3) + s2 + h1.sum() * 0.3
+        let mut top7 = (c).to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        }
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + helper_recursive(a, s3, k % 3)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let mut l9 = Vec::new();
+        for p10 in 0..a.len() {
+            if b[p10] > c[p10] {
+                l9.push((b[p10] * (c[0] / (1.0 + s3 * s3))).sin());
+            } else {
+                l9.push(c[p10] * x);
+            }
+        }
+        l9.sort_by(|p10, b| b.total_cmp(p10));
+        l9.truncate(k % 3 + 1);
+        let mut s11 = l9.iter().map(|p10| p10 * p10).sum::<f64>() + l9[0];
+        c.mean().unwrap() + s11
     }
 
     #[test]
@@ -98,31 +100,50 @@ mod p2 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (0.51 * y)).tanh());
-        let (s4, v5) = helper_pair(a, x.cos());
-        let s6 = s4 * v5.sum();
-        let mut w7 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w7[i] = c[i] * ((k as f64 * 0.5) + 1.12);
-        }
-        let mut s10 = b.windows(2).into_iter().enumerate().map(|(q9, p8)| (p8[1] - p8[0] * helper_array(b, x)) * q9 as f64).sum::<f64>();
-        if k % 2 == 0 {
-            s10 = 0.5;
-        } else {
-            s10 = k as f64 * 0.25;
-        }
-        s10 += (b[a.len() - 1] / (1.0 + s3 * s3));
-        let mut s11 = helper_halving(b, s10, 0, k + 1);
-        let mut v12 = c.to_owned();
+        let mut s1 = x;
+        let mut v2 = a.to_owned();
         for i in 0..2 {
-            (s11, v12) = helper_pair(&v12, s11 * 0.5 + 0.1);
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let s13 = s11 * v12.sum();
-        let mut w14 = Array1::<f64>::zeros(a.len());
+        let s3 = s1 * v2.sum();
+        let mut s4 = c.mean().unwrap();
         for i in 0..a.len() {
-            w14[i] += (c[i] + helper_scalar(0.20, (k as f64 * 0.5))).sin();
+            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        c[k % a.len()].tanh().exp() + s10 + w14.sum() * 0.3
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + b[i] * 0.3;
+        }
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + b[j] * b[0].tanh().exp()).tanh();
+                if s4 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s4 += b[i] * 0.2;
+        }
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * s4, (c[i] + ((k as f64 * 0.5) * y)).sin()]);
+        }
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (0.86 * 0.20), (a[i] + (1.30 - y)).sin()]);
+        }
+        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
+        let s12 = p10 * q11 + std::iter::zip(&pieces9, a).map(|(x, y)| x * y).sum::<f64>();
+        let v13 = c.mapv(|t| { let u = t * s4; u * u - t });
+        helper_array(&v13, s4).sin() + s4 + v13.sum() * 0.3
     }
 
     #[test]
@@ -138,31 +159,31 @@ mod p3 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return x;
-        }
-        let mut s1 = (0.42 + f64::cos(1.08));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1.tanh().exp()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * ((k as f64 * 0.5) - x);
-                }
-            }
-            if n2 > 2 {
-                break s1 + ((k as f64 * 0.5) - x);
-            }
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            w4[i] += (b[i] + helper_array(a, c[0])).sin();
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * x, (c[i] + helper_array(a, 0.72)).sin()]);
         }
-        for m in w4.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_halving(c, y, 0, k + 1) + s1 * 0.1;
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut f6 = b.to_owned();
+        f6.mapv_inplace(|t| (t * y).tanh());
+        f6.scaled_add(b.mean().unwrap(), &b);
+        let mut s5 = f6.sum() * 0.3;
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + b[i] * y).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
+            }
+            s7 = n8;
         }
-        (k as f64 * 0.5).tanh().exp() + s1 + w4.sum() * 0.3
+        if k % 2 == 0 {
+            s7 = 0.5;
+        } else {
+            s7 = k as f64 * 0.25;
+        }
+        s7 += helper_scalar(x, s7);
+        helper_recursive(b, (k as f64 * 0.5).cos(), k % 3) + s7 + f6.sum() * 0.3
     }
 
     #[test]
@@ -178,21 +199,43 @@ mod p4 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + helper_recursive(a, y, k % 3));
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * s3).tanh();
+                if s3 > 0.3 && j > n4 {
+                    break 'search s3 * (s3 * 0.96);
+                }
+            }
+            if n4 > 2 {
+                break s3 + (s3 * 0.96);
+            }
+        };
+        let s6 = 'blk: {
+            if b[0] > 0.437 {
+                break 'blk b[0] * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (s5 - s5);
+                }
+            }
+            b.mapv(f64::tanh).sum() - (s5 - s5)
+        };
+        let mut l7 = Vec::with_capacity(3);
+        let mut h9 = c.to_owned();
+        for i in (0..k % 3) {
+            h9 = (&h9 * s5 + c).mapv(f64::tanh);
+            l7.push(h9.clone());
         }
-        let mut u2 = u1.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (1.0 + x * x).ln();
+        let mut q10 = h9.sum();
+        for p8 in &l7 {
+            q10 += p8.dot(c) * 0.5;
         }
-        let mut s3 = y;
-        s3 += b.dot(c);
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * helper_recursive(c, x, k % 3);
-        }
-        (1.0 + y * y).sqrt() + s3 + w4.sum() * 0.3
+        let mut s11 = q10;
+        s6 + s11
     }
 
     #[test]
@@ -208,26 +251,35 @@ mod p5 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_array(b, c[a.len() - 1]), ((x - c[0]) * c.mean().unwrap()));
-        if k % 2 == 1 {
-            let y = y * 0.5 + x;
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
-        }
-        s1 += y * 0.2;
-        let l2: Vec<f64> = a.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * c[0].tanh()).tanh()).collect();
-        let mut s4 = l2.iter().sum::<f64>();
-        for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_recursive(b, s1, k % 3) + y * 0.1;
-        }
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
+        let mut s3 = { let (p1, q2) = a.iter().zip(c.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * helper_array(b, c[k % a.len()]), q2 * 0.9 + b0)); p1 * q2 };
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + a[j] * helper_array(b, 0.25) * w).tanh();
+            s3 = (s3 * 0.7 + a[j] * helper_recursive(c, c[0], k % 3) * w).tanh();
             if j % 3 == 2 {
-                stack5.pop();
+                stack4.pop();
             }
         }
-        s4.tanh().exp().sin() + s4
+        let mut s5 = (helper_halving(a, helper_halving(b, x, 0, k + 1), 0, k + 1) / (1.0 + (s3 - helper_array(b, (k as f64 * 0.5))) * (s3 - helper_array(b, (k as f64 * 0.5)))));
+        let mut stack6: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack6.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p7 = stack6.pop().unwrap();
+                let q8 = stack6.pop().expect("two");
+                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
+            }
+        }
+        let mut top9 = (b).to_owned();
+        while let Some(p7) = stack6.pop() {
+            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
+        }
+        for q8 in top9.iter_mut() {
+            *q8 = (q8.sin() + helper_recursive(b, s3, k % 3)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top9).and(b).for_each(|p7, &q8| *p7 += q8 * p7.cos());
+        let s10 = top9.sum();
+        b[0].tanh().cos() + s5
     }
 
     #[test]
@@ -244,43 +296,42 @@ mod p6 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_array(a, (a.dot(b) - 0.33));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a[0]).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k % 2 == 1 {
+            let y = y * 0.5 + a[0];
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s1).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c.mean().unwrap();
-                }
-            }
-            if n2 > 2 {
-                break s1 + c.mean().unwrap();
-            }
-        };
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_recursive(b, 0.58, k % 3);
-        }
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += ((k as f64 * 0.5) / (1.0 + a[a.len() - 1] * a[a.len() - 1]));
-        let mut w5 = Array1::<f64>::zeros(a.len());
+        s1 += y * 0.2;
         for i in 0..a.len() {
-            w5[i] += (u4[i] + helper_array(a, (k as f64 * 0.5))).sin();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s1,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * c.mean().unwrap();
         }
-        (0.71 + (0.54 * a[a.len() - 1])) + s1 + w5.sum() * 0.3
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.mean().unwrap() };
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s4 = (s4 * 0.6 + v * (0.58 + (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
+        }
+        match k % 3 {
+            0 => s1 = (helper_array(c, y) + b.dot(a)),
+            1 => s1 = s1 * (c.dot(b) + f64::tanh(0.51)),
+            _ => s1 += s3,
+        }
+        for k in 0..2 {
+            for v in b.iter() {
+                s4 += v * helper_scalar(y, (k as f64 * 0.5));
+            }
+        }
+        (c[a.len() - 1] - (1.0 + s4 * s4).sqrt()) + s4
     }
 
     #[test]
@@ -296,11 +347,12 @@ mod p7 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
+        let mut s1 = y;
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (0.28 / (1.0 + c[k % a.len()] * c[k % a.len()])) + y * 0.1;
         }
-        let mut s3 = a.iter().scan(0.0, |q2, p1| { *q2 = *q2 * 0.5 + p1 * (0.53 / (1.0 + c[a.len() - 1] * c[a.len() - 1])); Some(*q2) }).take_while(|p1| *p1 < 1.5).map(|p1| p1.tanh()).sum::<f64>();
-        b.mean().unwrap() + s3
+        let v2 = b.mapv(f64::sin);
+        s1 + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -316,46 +368,29 @@ mod p8 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * 0.71,
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w2 * s1;
+        let s1: f64;
+        match k % 3 {
+            0 => s1 = x,
+            1 => { s1 = (1.0 + y * y).ln(); }
+            _ => s1 = x,
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s1 };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c.dot(a)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * (x / (1.0 + x * x));
-                }
+        let mut s2 = ((s1 / (1.0 + x * x)).sin() - b.dot(b));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            if n4 > 2 {
-                break s1 + (x / (1.0 + x * x));
-            }
-        };
+            s2 = (s2 * 0.7 + b[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).tanh();
+        }
         for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * b.mapv(f64::tanh).sum()).tanh();
-        }
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + a[i] * y.tanh().exp()).tanh();
         }
-        helper_recursive(b, helper_array(c, (k as f64 * 0.5)), k % 3) + s1
+        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_scalar(s1, s2) + s1 * 0.1;
+        }
+        ((1.0 + y * y).sqrt() + a.mean().unwrap()) + s2
     }
 
     #[test]
@@ -372,58 +407,46 @@ mod p9 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((a.mean().unwrap() - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()), 1.37);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * helper_scalar(y, c[0]);
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * a[(i + 1) % a.len()];
-            }
-            s1 += u3;
+        for m in c.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(b, y) + y * 0.1;
         }
-        if k == 3 {
-            return x;
-        }
-        for i in 0..a.len() {
-            let w4 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (y - s1),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w4 * x;
-        }
-        let s5 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        for i in 0..a.len() {
-            let t6 = b[i] * (0.84 * s1);
-            let mut q7 = 0.0;
-            for j in 0..a.len() {
-                q7 += b[j] * t6;
-            }
-            s1 = s1 + q7.tanh();
-            if i == 3 {
-                break;
-            }
-        }
+        let s2: f64;
         match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * b.mapv(f64::tanh).sum(),
-            _ => s1 += (0.48 - 0.61),
+            0 => s2 = 1.31,
+            1 => { s2 = 0.5; }
+            _ => s2 = (y * x).cos(),
         }
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let t8 = a[i] * b[a.len() - 1];
-            s1 += t8 * t8 * 0.5;
-            s1 -= b[(i + 1) % a.len()] * c[a.len() - 1].sin();
+            stack3.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            }
         }
-        match k % 3 {
-            0 => s1 = (b.mean().unwrap() + helper_array(b, x)),
-            1 => s1 = s1 * (1.0 + (0.62 - (k as f64 * 0.5)) * (0.62 - (k as f64 * 0.5))).sqrt(),
-            _ => s1 += x,
+        let mut top6 = (b).to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
         }
-        0.46 + s1
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + b[0]) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top6).and(b).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
+        let mut s8 = ad::ndarray::array![helper_array(b, s7), s1.tanh().exp(), (1.0 + b[k % a.len()] * b[k % a.len()]).ln()].mapv(f64::sin).sum();
+        for i in (0..a.len()).step_by(2) {
+            s8 = (s8 * 0.7 + b[i] * (0.48 - 0.61)).tanh();
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s8 = (s8 * 0.7 + c[i] * helper_scalar(b[0], x)).tanh();
+        }
+        let arr9 = [(c[a.len() - 1] * (k as f64 * 0.5)), (b[a.len() - 1] - s7), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()];
+        let s10 = arr9.iter().sum::<f64>() * arr9[k % 3];
+        x + s8
     }
 
     #[test]
@@ -440,20 +463,30 @@ mod p10 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(c, helper_recursive(a, (y * y), k % 3), k % 3);
-        for i in (0..a.len()).rev() {
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * ((k as f64 * 0.5) / (1.0 + y * y)) + y * 0.1;
+        }
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * helper_scalar(s1, 0.33) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
+        }
+        for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + c[i] * (y - (k as f64 * 0.5))).tanh();
+            s1 = (s1 * 0.7 + b[i] * y).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * helper_array(c, 0.33);
+        let mut u3 = a.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (b[k % a.len()] + x);
         }
-        let m4 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d5 = m4.diag();
-        let mut s3 = d5.mapv(|t| (t * y).sin()).sum() * (k as f64 * 0.5).tanh().exp() + d5[0] * helper_array(&u2, (k as f64 * 0.5));
-        c.dot(&u2) + s3 + u2.sum() * 0.3
+        (a.mapv(f64::tanh).sum() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -469,18 +502,24 @@ mod p11 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 = (s1 * 0.6 + (v * j as f64) * helper_recursive(c, b[k % a.len()], k % 3) + k as f64 * 0.1).sin();
+        let s1 = 'blk: {
+            if (k as f64 * 0.5).tanh().exp() > 0.437 {
+                break 'blk (k as f64 * 0.5).tanh().exp() * 2.0;
             }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + helper_halving(b, x, 0, k + 1);
+                }
+            }
+            helper_recursive(a, x, k % 3) - helper_halving(b, x, 0, k + 1)
+        };
+        let mut s2 = ((b[0] + (k as f64 * 0.5)).sin() + (helper_scalar(y, y) / (1.0 + helper_halving(c, x, 0, k + 1) * helper_halving(c, x, 0, k + 1))));
+        match k % 3 {
+            0 => s2 = s2,
+            1 => s2 = s2 * helper_scalar(b[k % a.len()], (s1 + x)),
+            _ => s2 += helper_scalar(y, b[a.len() - 1]),
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        (((k as f64 * 0.5) - 1.08) - helper_scalar(y, y)) + s1
+        (c.mapv(f64::tanh).sum() - (x * (k as f64 * 0.5))) + s2
     }
 
     #[test]
@@ -496,30 +535,27 @@ mod p12 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
+        let s1: f64;
+        match k % 3 {
+            0 => s1 = y,
+            1 => { s1 = a.mapv(f64::tanh).sum(); }
+            _ => s1 = ((y - y) + helper_halving(a, a[k % a.len()], 0, k + 1)),
+        }
+        let mut h2 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            let n3 = (&h2 * s1 + c).mapv(f64::tanh);
+            h2.assign(&n3);
+        }
+        let mut s4 = ((h2.dot(c) - b.mean().unwrap()) - b.mean().unwrap().tanh());
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + c[i] * x).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
+            s4 = (s4 * 0.7 + b[i] * (x + x)).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = y;
-        } else {
-            s1 = s1 * (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).ln();
+        for k in 0..2 {
+            for v in h2.iter() {
+                s4 += v * helper_recursive(a, s1, k % 3);
+            }
         }
-        if c.dot(b) > 0.1 {
-            s1 = b.dot(a);
-        } else {
-            s1 = s1 * helper_array(b, f64::tanh(0.37));
-        }
-        let arr2 = [helper_scalar(c[k % a.len()], s1), (a[k % a.len()] + s1), a[a.len() - 1]];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + a[j4 - 1] * (x - c[0]);
-        }
-        (a.mapv(f64::tanh).sum() + helper_array(c, s3)) + s1
+        (a[0] * y) + s4 + h2.sum() * 0.3
     }
 
     #[test]
@@ -535,27 +571,14 @@ mod p13 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack1.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
-            }
+        let z2 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p3, &q4| (p3 * x - q4).sin());
+        let mut s1 = z2.sum() * (x / (1.0 + y * y));
+        let mut s7 = b.iter().zip(b.iter()).map(|(p5, q6)| p5 * q6 * ((k as f64 * 0.5) / (1.0 + y * y))).sum::<f64>();
+        let mut u8 = c.to_owned();
+        for i in 1..u8.len() {
+            u8[i] = u8[i - 1] * 0.5 + u8[i] * c.dot(c);
         }
-        let mut top4 = (c).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
-        }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + helper_scalar(y, y)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let mut s6 = helper_array(a, a[0]);
-        let mut s7 = ((k as f64 * 0.5).tanh().exp() / (1.0 + helper_array(c, c[k % a.len()]) * helper_array(c, c[k % a.len()]))).cos();
-        x + s7
+        (k as f64 * 0.5) + s7 + u8.sum() * 0.3
     }
 
     #[test]
@@ -571,50 +594,31 @@ mod p14 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x.tanh().exp().tanh().exp().tanh().exp();
-        for i in 0..a.len() {
-            let x = x * 0.5 + f64::sqrt((1.0 + 0.52 * 0.52));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.mean().unwrap();
         }
-        s1 += x * 0.2;
-        match k % 4 {
-            j if j > 1 => s1 = a.dot(a) * j as f64,
-            _ if ((k as f64 * 0.5) + x) > 0.2 => s1 = s1 * helper_halving(a, (s1 + 1.31), 0, k + 1),
-            _ => s1 += ((k as f64 * 0.5) - x),
+        let mut s2 = (u1.mapv(f64::tanh).sum() - (1.0 + helper_recursive(c, 1.34, k % 3) * helper_recursive(c, 1.34, k % 3)).ln());
+        if k % 2 == 0 {
+            s2 = 0.5;
+        } else {
+            s2 = k as f64 * 0.25;
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        s2 += (k as f64 * 0.5).sin();
+        let mut prev3: Option<f64> = None;
+        for j in 0..a.len() {
+            s2 += match prev3 { Some(p4) => (p4 * (x * x)).sin(), None => a[j] };
+            prev3 = Some(a[j] * (x * x));
         }
-        s1 += y * 0.2;
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * (1.28 * 0.45) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let s5 = if prev3.is_some() { prev3.unwrap() * (x * x) } else { 0.25 };
+        let arr6 = [((k as f64 * 0.5) + s5), (x * x), s5];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        for i in (0..a.len()).step_by(2) {
+            s2 = (s2 * 0.7 + u1[i] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln()).tanh();
         }
-        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_halving(a, (k as f64 * 0.5), 0, k + 1), (b[i] + (y * 0.50)).sin()]);
-        }
-        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
-        let s6 = p4 * q5 + std::iter::zip(&pieces3, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 0.53).tanh();
-                if s1 > 0.3 && j > n7 {
-                    break 'search s1 * a[0];
-                }
-            }
-            if n7 > 2 {
-                break s1 + a[0];
-            }
-        };
-        ((b[k % a.len()] * 1.31) * 1.31) + s1
+        let arr8 = [(s2 * 0.50), a.mean().unwrap(), 0.53];
+        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
+        u1[0] + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -630,26 +634,18 @@ mod p15 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x * c.mapv(f64::tanh).sum()).tanh();
-        let mut s2 = 1.0;
+        let mut s1 = ad::ndarray::array![helper_scalar((k as f64 * 0.5), x), helper_scalar((k as f64 * 0.5), 1.12), b.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
+        let (s2, v3) = helper_pair(a, helper_scalar((k as f64 * 0.5), x));
+        let s4 = s2 * v3.sum();
+        let mut s5 = 1.0;
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * helper_halving(c, s1, 0, k + 1)).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            let n6 = (s5 * 0.5 + b[i] * (s1 + 0.53)).tanh();
+            s5 = n6;
+            if s5.abs() > 0.6 {
+                s5 = 0.6;
             }
         }
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if b[p5] > a[p5] {
-                l4.push((b[p5] * 1.26).sin());
-            } else {
-                l4.push(a[p5] * y);
-            }
-        }
-        l4.reverse();
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        helper_scalar((0.50 - s2), a.mean().unwrap()) + s6
+        helper_array(c, (s1 / (1.0 + s4 * s4))) + s5
     }
 
     #[test]
@@ -665,18 +661,22 @@ mod p16 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + x.tanh().exp() * x.tanh().exp()).ln();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (0.62 / (1.0 + 1.18 * 1.18));
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a[k % a.len()];
         }
-        if c[0] < 0.0 {
-            s1 = helper_array(b, s1);
-        } else {
-            s1 = s1 * (helper_halving(b, s1, 0, k + 1) - ((k as f64 * 0.5) / (1.0 + y * y)));
-        }
-        (1.0 + (a[k % a.len()] * 0.39) * (a[k % a.len()] * 0.39)).sqrt() + s1
+        let s2 = 'blk: {
+            if a.mapv(f64::tanh).sum() > 0.437 {
+                break 'blk a.mapv(f64::tanh).sum() * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (0.62 / (1.0 + 1.18 * 1.18));
+                }
+            }
+            (1.18 - u1[k % a.len()]) - (0.62 / (1.0 + 1.18 * 1.18))
+        };
+        helper_scalar(helper_array(&u1, u1[a.len() - 1]), helper_array(b, a[k % a.len()])) + u1.sum() * 0.3
     }
 
     #[test]
@@ -692,44 +692,41 @@ mod p17 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
+        let g2 = |p3: f64| (p3 * c.mean().unwrap()).tanh();
+        let mut s1 = g2(helper_array(c, x)) + g2(b[0]);
+        let s4: f64;
         match k % 3 {
-            0 => s1 = (helper_scalar(y, x) + helper_array(c, x)),
-            1 => { s1 = y; }
-            _ => s1 = y,
+            0 => s4 = (s1 + a.mapv(f64::tanh).sum()),
+            1 => { s4 = 0.5; }
+            _ => s4 = ((y + (k as f64 * 0.5)) - (1.0 + x * x).ln()),
         }
-        let mut s2 = helper_scalar(((y + (k as f64 * 0.5)) - (1.0 + x * x).ln()), (y.tanh().exp() - (b[k % a.len()] * x)));
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + c[j3 - 1] * s2.sin();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + b[j5 - 1] * (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
         }
-        let f5 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (c * b[0]).view()]).unwrap();
-        let mut s4 = f5.mapv(f64::tanh).dot(&f5) * 0.2;
-        let v6 = a.mapv(f64::sin);
-        let mut s7 = 1.0;
         for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + v6[i] * 0.73).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_scalar(s1, s4)).tanh();
+            if i == 3 {
+                break;
             }
         }
-        for i in (0..a.len()).rev() {
-            let t9 = c[i] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s2 += t9 * t9 * 0.5;
-            s2 -= a[(i + 1) % a.len()] * c.mean().unwrap();
+        for i in 0..a.len() {
+            let t6 = b[i] * x;
+            s1 += t6 * t6 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * b[0];
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s7 = (s7 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s7 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s7 += c[i] * 0.2;
+        let v7 = b.mapv(f64::sin);
+        let mut prev8: Option<f64> = if k % 2 == 0 { Some(helper_recursive(b, s1, k % 3) * 0.5) } else { None };
+        for j in 0..a.len() {
+            s1 = s1 * 0.5 + prev8.unwrap_or(helper_recursive(b, s1, k % 3)) * c[j];
+            prev8 = if c[j] > 0.437 { Some(c[j].tanh()) } else { None };
         }
-        (helper_recursive(c, 1.39, k % 3) - helper_array(a, s7)) + s7 + v6.sum() * 0.3
+        let s10 = if prev8.is_some() { prev8.unwrap() * helper_recursive(b, s1, k % 3) } else { 0.25 };
+        helper_scalar(s1, c.mean().unwrap()) + s1 + v7.sum() * 0.3
     }
 
     #[test]
@@ -746,51 +743,34 @@ mod p18 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(a, (x - (k as f64 * 0.5)).tanh().exp(), k % 3);
-        match k % 4 {
-            j if j > 1 => s1 = c[k % a.len()] * j as f64,
-            _ if c[a.len() - 1] > 0.2 => s1 = s1 * helper_array(c, helper_recursive(c, (k as f64 * 0.5), k % 3)),
-            _ => s1 += ((k as f64 * 0.5) + c[k % a.len()]),
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_halving(c, x, 0, k + 1) + s1 * 0.1;
         }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * x.sin()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_halving(b, s1, 0, k + 1);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_halving(b, s1, 0, k + 1);
-            }
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = c[i] * helper_scalar(y, (k as f64 * 0.5));
-        }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s3.cos();
-        }
-        let mut h6 = a.to_owned();
-        for i in 0..3 {
-            let n7 = (&h6 * y + a).mapv(f64::tanh);
-            h6.assign(&n7);
-        }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (s1 - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > n8 {
-                    break 'search s1 * helper_scalar(w4[a.len() - 1], s1);
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (c[k % a.len()] + s1),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
+            };
+            s1 += w2 * helper_halving(c, 1.35, 0, k + 1);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_halving(c, 1.35, 0, k + 1) };
+        for k in 0..2 {
+            for v in a.iter() {
+                s1 = (s1 * 0.6 + v * helper_array(b, (k as f64 * 0.5)) + k as f64 * 0.1).sin();
             }
-            if n8 > 2 {
-                break s1 + helper_scalar(w4[a.len() - 1], s1);
-            }
-        };
-        h6.dot(&h6) + s1 + h6.sum() * 0.3
+        }
+        let arr4 = [x, ((k as f64 * 0.5) - y), b.mapv(f64::tanh).sum()];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        let arr6 = [f64::ln((1.0 + 0.21 * 0.21)), (1.0 + y * y).ln(), helper_scalar(s3, s1)];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        s1 = a[a.len() - 1];
+        helper_scalar((c[a.len() - 1] / (1.0 + s1 * s1)), helper_array(c, 0.31)) + s1
     }
 
     #[test]
@@ -806,53 +786,33 @@ mod p19 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.dot(a);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + c[i] * 0.3;
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * y.cos(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * helper_array(c, x);
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(c, x) };
-        let mut n4 = 0;
-        let s5 = 'search: loop {
-            n4 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(a, x)).tanh();
-                if s1 > 0.3 && j > n4 {
-                    break 'search s1 * b[k % a.len()].cos();
-                }
-            }
-            if n4 > 2 {
-                break s1 + b[k % a.len()].cos();
-            }
+        let mut s2: f64 = {
+            let t1 = c.dot(a);
+            t1 * t1 * 0.5 + a.mean().unwrap()
         };
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * b.dot(c) * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
+        if k == 3 {
+            return helper_recursive(b, (b[a.len() - 1] / (1.0 + x * x)), k % 3);
+        }
+        match k % 3 {
+            0 => s2 = (helper_recursive(b, b[0], k % 3) / (1.0 + c.dot(b) * c.dot(b))),
+            1 => s2 = s2 * 1.39,
+            _ => s2 += ((k as f64 * 0.5) / (1.0 + s2 * s2)),
+        }
+        for i in (0..a.len()).rev() {
+            let t3 = c[i] * b.dot(c);
+            s2 += t3 * t3 * 0.5;
+            s2 -= c[(i + 1) % a.len()] * y;
+            if i == 3 {
+                break;
             }
         }
-        let arr7 = [a.mapv(f64::tanh).sum(), (c[a.len() - 1] / (1.0 + x * x)), helper_recursive(c, s3, k % 3)];
-        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
-        b[0] + s1
+        let mut s4 = (1.0 + x * x).ln();
+        let mut v5 = b.to_owned();
+        for i in 0..2 {
+            (s4, v5) = helper_pair(&v5, s4 * 0.5 + 0.1);
+        }
+        let s6 = s4 * v5.sum();
+        helper_scalar(f64::tanh(1.26).exp(), (k as f64 * 0.5).tanh().exp()) + s2
     }
 
     #[test]
@@ -868,33 +828,51 @@ mod p20 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [y, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (a[a.len() - 1] - x)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = helper_array(a, c.mean().unwrap());
-        if k % 2 == 0 {
-            s3 = 0.5;
-        } else {
-            s3 = k as f64 * 0.25;
-        }
-        s3 += (b[0] + y);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = y;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * a.dot(a) * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
-            s3 = (s3 * 0.7 + c[i] * (a[0] * 0.71)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + c[i] * 0.3;
         }
-        let mut s4 = (x.sin().tanh().exp() * helper_scalar((k as f64 * 0.5), y).tanh());
-        for i in (0..a.len()).step_by(2) {
-            s3 = (s3 * 0.7 + b[i] * (k as f64 * 0.5)).tanh();
+        let s3: f64;
+        match k % 3 {
+            0 => s3 = y,
+            1 => { s3 = (1.0 + c[k % a.len()] * c[k % a.len()]).ln(); }
+            _ => s3 = (k as f64 * 0.5),
         }
-        let mut s5 = (y / (1.0 + b.mean().unwrap() * b.mean().unwrap()));
-        let mut s7: f64 = {
-            let t6 = (k as f64 * 0.5);
-            t6 * t6 * 0.5 + 0.25
+        let mut s4 = helper_halving(b, y, 0, k + 1);
+        let v5 = b.mapv(f64::sin);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(s4, x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s1 = s1.sin() * 0.9 + v5[j6 - 1] * (x * 1.28);
+        }
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s4.tanh()).tanh();
+                if s1 > 0.3 && j > n7 {
+                    break 'search s1 * b.mean().unwrap();
+                }
+            }
+            if n7 > 2 {
+                break s1 + b.mean().unwrap();
+            }
         };
-        helper_array(a, (0.64 + c[a.len() - 1])) + s7
+        a.dot(b) + s4 + v5.sum() * 0.3
     }
 
     #[test]
@@ -910,19 +888,16 @@ mod p21 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_halving(b, 0.35, 0, k + 1);
-        s1 += (k as f64 * 0.5);
-        let (s2, v3) = helper_pair(b, helper_array(a, (k as f64 * 0.5)));
-        let s4 = s2 * v3.sum();
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * helper_halving(a, s4, 0, k + 1) * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
-            }
+        let v1 = a.mapv(|t| { let u = t * y; u * u - t });
+        let mut s3: f64 = {
+            let t2 = c.mapv(f64::tanh).sum();
+            t2 * t2 * 0.5 + (k as f64 * 0.5)
+        };
+        let mut u4 = v1.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * 1.39;
         }
-        helper_recursive(a, (s1 / (1.0 + 0.90 * 0.90)), k % 3) + s1
+        helper_recursive(&u4, a.mean().unwrap(), k % 3) + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -939,41 +914,23 @@ mod p22 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(y, x.tanh().exp()).tanh().exp();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (y * x)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        match k % 3 {
+            0 => s1 = (((k as f64 * 0.5) / (1.0 + x * x)) / (1.0 + (y - y) * (y - y))),
+            1 => s1 = s1 * (1.38 / (1.0 + 1.20 * 1.20)),
+            _ => s1 += (0.21 - x),
         }
-        let s2 = 'blk: {
-            if helper_scalar((k as f64 * 0.5), x) > 0.437 {
-                break 'blk helper_scalar((k as f64 * 0.5), x) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + 1.38;
-                }
-            }
-            1.20 - 1.38
+        let mut h2 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h2.scaled_add(helper_halving(a, 0.64, 0, k + 1), c);
+        }
+        let mut s4: f64 = {
+            let t3 = b.mean().unwrap();
+            t3 * t3 * 0.5 + s1.tanh().exp()
         };
-        for i in 0..a.len() {
-            let t3 = c[i] * helper_recursive(c, 0.46, k % 3);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * b[(i + 1) % a.len()];
-            }
-            s1 += u4;
-        }
-        let mut u5 = a.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * a.mean().unwrap();
-        }
-        let arr6 = [(1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (1.0 + u5[0] * u5[0]).ln(), f64::cos(0.59)];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        ((c[k % a.len()] - b[0]) / (1.0 + u5.mean().unwrap() * u5.mean().unwrap())) + s1 + u5.sum() * 0.3
+        s4 = helper_halving(b, (0.59 / (1.0 + h2[a.len() - 1] * h2[a.len() - 1])), 0, k + 1);
+        let l5 = vec![c.to_owned(), c.mapv(|t| t * 0.5), c.mapv(|t| t * y)];
+        let mut s7 = l5.iter().enumerate().map(|(p6, v)| v.sum() * p6 as f64).sum::<f64>() + l5[2].dot(c);
+        y + s7 + h2.sum() * 0.3
     }
 
     #[test]
@@ -990,60 +947,33 @@ mod p23 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((y * (b[a.len() - 1] / (1.0 + a[a.len() - 1] * a[a.len() - 1]))) / (1.0 + helper_recursive(b, y, k % 3) * helper_recursive(b, y, k % 3)));
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * helper_array(c, b[a.len() - 1])).tanh();
+        let v2 = a.mapv(|t| { let u = t * y; u * u - t });
+        let mut u3 = v2.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * y;
         }
-        let arr2 = [(1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt(), 1.06, helper_halving(c, x, 0, k + 1)];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut stack4: Vec<Array1<f64>> = Vec::new();
+        let mut h4 = b.to_owned();
         for i in 0..a.len() {
-            stack4.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p5 = stack4.pop().unwrap();
-                let q6 = stack4.pop().expect("two");
-                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+            h4.scaled_add((1.0 + s1 * s1).ln(), b);
+            if i == 3 {
+                break;
             }
         }
-        let mut top7 = (c).to_owned();
-        while let Some(p5) = stack4.pop() {
-            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
-        }
-        for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + s3) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
-        let s8 = top7.sum();
-        let mut stack9: Vec<Array1<f64>> = Vec::new();
+        let mut w5 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            stack9.push(b.mapv(|t| (t * s8 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p10 = stack9.pop().unwrap();
-                let q11 = stack9.pop().expect("two");
-                stack9.push((&p10 * 0.5 + &q11).mapv(f64::tanh));
+            w5[i] += (u3[i] + (x / (1.0 + 1.14 * 1.14))).sin();
+        }
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut top12 = (c).to_owned();
-        while let Some(p10) = stack9.pop() {
-            top12 = (&top12 * 0.5 + &p10).mapv(f64::tanh);
-        }
-        for q11 in top12.iter_mut() {
-            *q11 = (q11.sin() + a.mapv(f64::tanh).sum()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top12).and(c).for_each(|p10, &q11| *p10 += q11 * p10.cos());
-        let s13 = top12.sum();
+        let mut w6 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t14 = c[i] * (k as f64 * 0.5);
-            let mut q15 = 0.0;
-            for j in 0..a.len() {
-                q15 += c[j] * t14;
-            }
-            s1 = s1 + q15.tanh();
+            w6[i] = c[i] * helper_scalar(s1, y);
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
-        }
-        let mut s16 = s13;
-        c.mean().unwrap() + s16
+        w6[0] + s1 + w6.sum() * 0.3
     }
 
     #[test]
@@ -1059,35 +989,39 @@ mod p24 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return helper_scalar(((k as f64 * 0.5) - y), helper_halving(a, y, 0, k + 1));
-        }
-        let mut s1 = y;
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (0.77 * 0.57) + y * 0.1;
-        }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c.dot(a);
-            if i % 3 == 1 {
-                continue;
-            }
-            let mut u3 = t2;
-            if t2 > 0.1 {
-                u3 = u3 * b[(i + 1) % a.len()];
-            }
-            s1 += u3;
-        }
-        if k % 2 == 1 {
-            let x = x * 0.5 + (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        let mut s5: f64 = {
-            let t4 = 0.54;
-            t4 * t4 * 0.5 + helper_scalar((k as f64 * 0.5), b[a.len() - 1])
+        let mut s2: f64 = {
+            let t1 = helper_scalar(((k as f64 * 0.5) - y), helper_halving(a, y, 0, k + 1));
+            t1 * t1 * 0.5 + b.dot(a)
         };
-        s1 += ((1.0 + c[0] * c[0]).ln() - x.sin());
-        a.mean().unwrap() + s5
+        if (0.77 * 0.57) > 0.1 {
+            s2 = (c.dot(a) - s2.tanh().exp());
+        } else {
+            s2 = s2 * x;
+        }
+        let mut s5 = c.iter().enumerate().map(|(q4, &p3)| (p3 * helper_scalar(0.80, y)).sin() * (q4 as f64 + 1.0)).sum::<f64>();
+        let mut stack6: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack6.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + a[j] * a.dot(b) * w).tanh();
+            if j % 3 == 2 {
+                stack6.pop();
+            }
+        }
+        let s7 = 'blk: {
+            if helper_halving(b, (k as f64 * 0.5), 0, k + 1) > 0.437 {
+                break 'blk helper_halving(b, (k as f64 * 0.5), 0, k + 1) * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + s5;
+                }
+            }
+            s2 - s5
+        };
+        for i in (0..a.len()).rev() {
+            s2 = (s2 * 0.7 + a[i] * helper_recursive(b, (k as f64 * 0.5), k % 3)).tanh();
+        }
+        helper_recursive(a, s5, k % 3).tanh().exp() + s5
     }
 
     #[test]
@@ -1103,20 +1037,19 @@ mod p25 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let arr1 = [x, (k as f64 * 0.5), (y + y)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = helper_scalar(helper_halving(b, s2, 0, k + 1).tanh().exp(), ((s2 - (k as f64 * 0.5)) * (x * y)));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s3 = (s3 * 0.8 + a[j] * f64::tanh(0.95)).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
+                }
+            }
+            s3 += a[i] * 0.2;
         }
-        s1 += ((k as f64 * 0.5) * s1);
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += ((k as f64 * 0.5) + (k as f64 * 0.5));
-        (helper_halving(b, a[k % a.len()], 0, k + 1) * (s1 - (k as f64 * 0.5))) + s1
+        s3 + s3
     }
 
     #[test]
@@ -1132,46 +1065,54 @@ mod p26 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_halving(b, b[k % a.len()], 0, k + 1);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * (y / (1.0 + 0.68 * 0.68))).tanh();
+        let (s1, v2) = helper_pair(c, (c[a.len() - 1] + b[k % a.len()]));
+        let s3 = s1 * v2.sum();
+        let s4: f64;
+        match k % 3 {
+            0 => s4 = y,
+            1 => { s4 = c.mean().unwrap(); }
+            _ => s4 = 0.69,
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s5 = y;
         for i in 0..a.len() {
-            w2[i] += (c[i] + (k as f64 * 0.5)).sin();
-        }
-        let mut u3 = b.to_owned();
-        for i in 1..u3.len() {
-            u3[i] = u3[i - 1] * 0.5 + u3[i] * a.mapv(f64::tanh).sum();
-        }
-        let mut s4 = ((y * s1).tanh() * u3.dot(a));
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
+            let w6 = match i % 3 {
                 0 => continue,
-                1 => u3[i] * (s4 * (k as f64 * 0.5)),
+                1 => c[i] * (k as f64 * 0.5),
                 _ => {
-                    if u3[i] > 0.8 {
+                    if c[i] > 0.8 {
                         break;
                     }
-                    u3[i].tanh()
+                    c[i].tanh()
                 }
             };
-            s1 += w5 * 0.45;
+            s5 += w6 * helper_array(a, s4);
         }
-        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * 0.45 };
-        let mut l7 = Vec::new();
-        for p8 in 0..a.len() {
-            if w2[p8] > w2[p8] {
-                l7.push((w2[p8] * s6).sin());
-            } else {
-                l7.push(w2[p8] * x);
+        let s7 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * helper_array(a, s4) };
+        let s8 = 'blk: {
+            if helper_recursive(b, s7, k % 3) > 0.437 {
+                break 'blk helper_recursive(b, s7, k % 3) * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + b.dot(c);
+                }
+            }
+            (s7 * y) - b.dot(c)
+        };
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s5 += (v * j as f64) * s8;
             }
         }
-        l7.sort_by(|p8, b| b.total_cmp(p8));
-        l7.truncate(k % 3 + 1);
-        l7.dedup();
-        let mut s9 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0];
-        u3.mean().unwrap() + s9 + u3.sum() * 0.3
+        let mut stack9: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack9.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s5 = (s5 * 0.7 + c[j] * (b[0] + 1.17) * w).tanh();
+            if j % 3 == 2 {
+                stack9.pop();
+            }
+        }
+        (k as f64 * 0.5).tanh().exp().cos() + s5
     }
 
     #[test]
@@ -1187,30 +1128,21 @@ mod p27 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let v1 = a.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let mut h2 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+            if i == 3 {
+                break;
             }
-            s1 = (s1 * 0.7 + c[i] * c.mapv(f64::tanh).sum()).tanh();
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (x * 0.96);
+        let s3: f64;
+        match k % 3 {
+            0 => s3 = helper_scalar((1.0 + y * y).sqrt(), (0.96 - c[a.len() - 1])),
+            1 => { s3 = helper_array(&h2, (k as f64 * 0.5)); }
+            _ => s3 = helper_halving(c, v1[a.len() - 1].cos(), 0, k + 1),
         }
-        let s3 = 'blk: {
-            if (1.0 + s1 * s1).sqrt() > 0.437 {
-                break 'blk (1.0 + s1 * s1).sqrt() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + s1;
-                }
-            }
-            (s1 * s1) - s1
-        };
-        helper_halving(c, (k as f64 * 0.5), 0, k + 1).tanh().exp() + s1
+        (1.0 + f64::cos(1.38) * f64::cos(1.38)).sqrt() + h2.sum() * 0.3
     }
 
     #[test]
@@ -1226,26 +1158,17 @@ mod p28 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * b.dot(b);
+        let mut s3 = { let (p1, q2) = b.iter().zip(a.iter()).fold((0.0, 1.0), |(p1, q2), (a0, b0)| (p1 + a0 * (x - x), q2 * 0.9 + b0)); p1 * q2 };
+        match k % 4 {
+            j if j > 1 => s3 = a.dot(a) * j as f64,
+            _ if helper_halving(c, 0.80, 0, k + 1) > 0.2 => s3 = s3 * (f64::sqrt((1.0 + 0.56 * 0.56)) * helper_scalar(x, x)),
+            _ => s3 += (x * 0.32),
         }
-        let mut s2 = (a.dot(c) * (1.0 + c.dot(c) * c.dot(c)).ln());
-        let mut j3 = 0;
-        while j3 < a.len() {
-            j3 += 1;
-            s2 = s2.sin() * 0.9 + u1[j3 - 1] * c.mapv(f64::tanh).sum();
-        }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * (y * 0.56)).tanh();
-                if s2 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s2 += a[i] * 0.2;
-        }
-        helper_halving(&u1, a.mean().unwrap(), 0, k + 1) + s2 + u1.sum() * 0.3
+        let mut s5: f64 = {
+            let t4 = (a.mapv(f64::tanh).sum() + b[0]);
+            t4 * t4 * 0.5 + y
+        };
+        (c.mean().unwrap() + a.dot(a)) + s5
     }
 
     #[test]
@@ -1261,40 +1184,19 @@ mod p29 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v3 = vec![0.25; b.len()];
-        let mut s4 = b.iter().zip(&v3).map(|(p1, q2)| p1 * q2 * helper_array(a, 1.15)).sum::<f64>();
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => a[i] * x,
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s4 += w5 * helper_halving(b, x, 0, k + 1);
+        let (s2, c3) = (x * a[0].tanh().exp()).sin_cos();
+        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))]];
+        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y.tanh().exp();
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + a[i] * helper_array(c, x)).tanh();
         }
-        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * helper_halving(b, x, 0, k + 1) };
-        let mut h7 = c.to_owned();
-        for i in 0..3 {
-            h7 = (&h7 * 0.5 + c).mapv(f64::sin);
+        let mut s5 = helper_recursive(b, (helper_array(b, x) / (1.0 + helper_halving(b, s1, 0, k + 1) * helper_halving(b, s1, 0, k + 1))), k % 3);
+        match k % 3 {
+            0 => s5 = ((k as f64 * 0.5) - b.mean().unwrap()),
+            1 => s5 = s5 * s1,
+            _ => s5 += c.mean().unwrap(),
         }
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + h7[j] * x.cos()).tanh();
-                if s4 > 0.3 && j > n8 {
-                    break 'search s4 * helper_halving(c, s4, 0, k + 1);
-                }
-            }
-            if n8 > 2 {
-                break s4 + helper_halving(c, s4, 0, k + 1);
-            }
-        };
-        h7.mean().unwrap() + s4 + h7.sum() * 0.3
+        c.mean().unwrap() + s5
     }
 
     #[test]
@@ -1310,25 +1212,23 @@ mod p30 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 = (s1 * 0.6 + v * b[a.len() - 1].sin() + k as f64 * 0.1).sin();
-            }
+        let mut s2: f64 = {
+            let t1 = a[a.len() - 1];
+            t1 * t1 * 0.5 + (1.0 + x * x).ln()
+        };
+        match k % 4 {
+            j if j > 1 => s2 = helper_halving(a, c.mapv(f64::tanh).sum(), 0, k + 1) * j as f64,
+            _ if c.dot(a) > 0.2 => s2 = s2 * b.mapv(f64::tanh).sum(),
+            _ => s2 += (1.0 + x * x).ln(),
         }
-        for i in (1..a.len()).step_by(2) {
-            let t2 = b[i] * c[k % a.len()];
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-            if i == 3 {
-                break;
-            }
+        let mut l3 = vec![0.0; a.len()];
+        for p4 in 0..a.len() {
+            l3[p4] = b[p4] * y.tanh();
         }
-        let v4 = b.mapv(|t| t * t * 0.5 - t);
-        v4.mapv(f64::tanh).sum() + s1 + v4.sum() * 0.3
+        l3[0] += s2;
+        let v5 = Array1::from(l3);
+        let mut s6 = v5[0] * 0.5;
+        s2 + s6 + v5.sum() * 0.3
     }
 
     #[test]
@@ -1344,20 +1244,40 @@ mod p31 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_halving(a, ((k as f64 * 0.5) - b[k % a.len()]).tanh().exp(), 0, k + 1);
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s1 += (v * j as f64) * helper_array(b, x);
+        let mut s1 = helper_array(c, b.mean().unwrap()).tanh().exp();
+        match k % 4 {
+            j if j > 1 => s1 = (f64::cos(0.59) - x) * j as f64,
+            _ if b.dot(a) > 0.2 => s1 = s1 * (1.0 + (1.0 + x * x).ln() * (1.0 + x * x).ln()).sqrt(),
+            _ => s1 += y,
+        }
+        if k == 3 {
+            return helper_recursive(b, c.dot(b), k % 3);
+        }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_halving(c, (k as f64 * 0.5), 0, k + 1), (a[i] + (1.0 + s1 * s1).ln()).sin()]);
+        }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
+        let mut stack6: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack6.push(b.mapv(|t| (t * s5 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p7 = stack6.pop().unwrap();
+                let q8 = stack6.pop().expect("two");
+                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
             }
         }
-        let mut s4 = b.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * helper_halving(b, (k as f64 * 0.5), 0, k + 1)).tanh());
-        match k % 4 {
-            j if j > 1 => s4 = (1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sqrt() * j as f64,
-            _ if (y + s1) > 0.2 => s4 = s4 * helper_array(a, b.mapv(f64::tanh).sum()),
-            _ => s4 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(),
+        let mut top9 = (c).to_owned();
+        while let Some(p7) = stack6.pop() {
+            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
         }
-        s1 = (s1 * 0.5 + (1.0 + a.mean().unwrap() * a.mean().unwrap()).sqrt()).tanh();
-        x + s4
+        for q8 in top9.iter_mut() {
+            *q8 = (q8.sin() + 0.49) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top9).and(c).for_each(|p7, &q8| *p7 += q8 * p7.cos());
+        let s10 = top9.sum();
+        s10 + s1
     }
 
     #[test]
@@ -1373,42 +1293,51 @@ mod p32 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = b[i] * b.mapv(f64::tanh).sum();
-        }
-        let mut s2 = helper_array(&w1, w1.mapv(f64::tanh).sum());
-        match k % 3 {
-            0 => s2 = (x / (1.0 + s2 * s2)).tanh(),
-            1 => s2 = s2 * helper_halving(b, helper_scalar(y, x), 0, k + 1),
-            _ => s2 += w1.dot(a),
-        }
+        let mut s2: f64 = {
+            let t1 = helper_scalar(((k as f64 * 0.5) + (k as f64 * 0.5)), helper_array(b, y));
+            t1 * t1 * 0.5 + y
+        };
         if k % 2 == 0 {
-            s2 = x;
+            s2 = 0.5;
         } else {
-            s2 = s2 * b[k % a.len()];
+            s2 = k as f64 * 0.25;
         }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + b[j] * (y / (1.0 + w1[a.len() - 1] * w1[a.len() - 1])) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
+        s2 += (x / (1.0 + s2 * s2));
+        let (s3, v4) = helper_pair(a, (y - (k as f64 * 0.5)));
+        let s5 = s3 * v4.sum();
+        let f7 = Array1::from_shape_fn(a.len(), |i8| c[i8] * helper_halving(b, (k as f64 * 0.5), 0, k + 1) + i8 as f64 * 0.1);
+        let mut s6 = f7.sum() * 0.3;
+        let mut w9 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w9[i] = b[i] * (s6 / (1.0 + f7[a.len() - 1] * f7[a.len() - 1]));
+        }
+        for i in 0..a.len() {
+            s2 = (s2 * 0.7 + w9[i] * c.mapv(f64::tanh).sum()).tanh();
+            let i = (i + 1) % c.len();
+            s2 = s2 + a[i] * 0.3;
+            if i == 3 {
+                break;
             }
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s2 = s2.sin() * 0.9 + c[j4 - 1] * w1.mean().unwrap();
-        }
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * y.tanh().exp();
-        }
+        let mut stack10: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            s2 = (s2 * 0.7 + b[i] * (0.39 * (k as f64 * 0.5))).tanh();
+            stack10.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p11 = stack10.pop().unwrap();
+                let q12 = stack10.pop().expect("two");
+                stack10.push((&p11 * 0.5 + &q12).mapv(f64::tanh));
+            }
         }
-        w1[a.len() - 1] + s2 + u5.sum() * 0.3
+        let mut top13 = (c).to_owned();
+        while let Some(p11) = stack10.pop() {
+            top13 = (&top13 * 0.5 + &p11).mapv(f64::tanh);
+        }
+        for q12 in top13.iter_mut() {
+            *q12 = (q12.sin() + (k as f64 * 0.5)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top13).and(c).for_each(|p11, &q12| *p11 += q12 * p11.cos());
+        let s14 = top13.sum();
+        s6 + s6 + w9.sum() * 0.3
     }
 
     #[test]
@@ -1425,15 +1354,13 @@ mod p33 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_halving(c, x, 0, k + 1);
-        for i in (1..a.len()).step_by(2) {
-            let t2 = c[i] * helper_recursive(b, y, k % 3);
-            s1 += t2 * t2 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * helper_halving(a, 0.70, 0, k + 1);
+        match k % 4 {
+            j if j > 1 => s1 = helper_scalar(s1, (x + 0.74)) * j as f64,
+            _ if s1 > 0.2 => s1 = s1 * helper_halving(a, (b[0] - 0.30), 0, k + 1),
+            _ => s1 += helper_halving(c, 0.80, 0, k + 1),
         }
-        for m in a.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 1.15 + s1 * 0.1;
-        }
-        s1 + s1
+        let mut s2 = helper_array(a, 0.51);
+        s2 + s2
     }
 
     #[test]
@@ -1449,25 +1376,17 @@ mod p34 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 1.09;
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * helper_halving(c, x, 0, k + 1)).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w2[i] += (b[i] + y.tanh()).sin();
+            w1[i] = b[i] * ((k as f64 * 0.5) - y);
         }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * s1.cos() * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
-            }
+        let (s2, v3) = helper_pair(c, 0.69);
+        let s4 = s2 * v3.sum();
+        let mut s5 = x;
+        if c[0] < 0.0 {
+            s5 = helper_recursive(&w1, helper_recursive(a, (k as f64 * 0.5), k % 3), k % 3);
         }
-        helper_array(b, (0.99 / (1.0 + w2[0] * w2[0]))) + s1 + w2.sum() * 0.3
+        (1.16 * y).sin() + s5 + w1.sum() * 0.3
     }
 
     #[test]
@@ -1483,21 +1402,14 @@ mod p35 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [(0.85 * x), (y + x), helper_scalar(c[k % a.len()], c[0])];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = c[0];
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + b[j4 - 1] * helper_halving(b, (k as f64 * 0.5), 0, k + 1);
+        let mut s1 = (c.mean().unwrap() * c.dot(b));
+        s1 = b.dot(c);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + c[j2 - 1] * c[0].tanh();
         }
-        let s5: f64;
-        match k % 3 {
-            0 => s5 = helper_array(a, x.sin()),
-            1 => { s5 = (s2 * a[k % a.len()]); }
-            _ => s5 = b.mapv(f64::tanh).sum(),
-        }
-        a.dot(a) + s3
+        (k as f64 * 0.5) + s1
     }
 
     #[test]
@@ -1513,21 +1425,24 @@ mod p36 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + (k as f64 * 0.5).tanh().exp() * (k as f64 * 0.5).tanh().exp()).ln() + (y + (k as f64 * 0.5)));
-        for k in 0..2 {
-            for v in a.iter() {
-                s1 = (s1 * 0.6 + v * (a[0] * x) + k as f64 * 0.1).sin();
+        let s1 = 'blk: {
+            if (1.21 + (k as f64 * 0.5)) > 0.437 {
+                break 'blk (1.21 + (k as f64 * 0.5)) * 2.0;
             }
-        }
-        let mut s2 = 1.0;
-        for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * (k as f64 * 0.5)).tanh();
-            if (n3 - s2).abs() < 0.05 {
-                break;
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (k as f64 * 0.5);
+                }
             }
-            s2 = n3;
+            helper_recursive(b, a[0], k % 3) - (k as f64 * 0.5)
+        };
+        let mut s2 = (1.0 + b[k % a.len()] * b[k % a.len()]).ln();
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s2 = s2.sin() * 0.9 + c[j3 - 1] * (k as f64 * 0.5).tanh().exp();
         }
-        helper_halving(b, (1.06 / (1.0 + s1 * s1)), 0, k + 1) + s2
+        helper_halving(b, y, 0, k + 1) + s2
     }
 
     #[test]
@@ -1544,51 +1459,33 @@ mod p37 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + y * y).ln();
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_array(b, b[0]),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * helper_array(b, b[0])).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
-            };
-            s1 += w2 * (k as f64 * 0.5);
+            }
+            s1 += b[i] * 0.2;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (k as f64 * 0.5) };
-        let s4 = 'blk: {
-            if (s1 / (1.0 + x * x)) > 0.437 {
-                break 'blk (s1 / (1.0 + x * x)) * 2.0;
+        let mut s4 = a.iter().take_while(|p2| **p2 < 0.8).map(|p2| (p2 * (s1 / (1.0 + x * x))).sin()).sum::<f64>();
+        let mut s6: f64 = {
+            let t5 = y;
+            t5 * t5 * 0.5 + y
+        };
+        let s7 = 'blk: {
+            if helper_halving(c, c[k % a.len()], 0, k + 1) > 0.437 {
+                break 'blk helper_halving(c, c[k % a.len()], 0, k + 1) * 2.0;
             }
             for j in 0..a.len() {
                 if c[j] > 0.6 {
-                    break 'blk c[j] + (0.71 + y);
+                    break 'blk c[j] + helper_scalar(c[0], s4);
                 }
             }
-            a.mapv(f64::tanh).sum() - (0.71 + y)
+            helper_scalar(0.70, s1) - helper_scalar(c[0], s4)
         };
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (a[i] + (c[k % a.len()] - s1)).sin();
-        }
-        let s6 = 'blk: {
-            if y.tanh() > 0.437 {
-                break 'blk y.tanh() * 2.0;
-            }
-            for j in 0..a.len() {
-                if w5[j] > 0.6 {
-                    break 'blk w5[j] + ((k as f64 * 0.5) + x);
-                }
-            }
-            w5[0] - ((k as f64 * 0.5) + x)
-        };
-        let mut u7 = w5.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * helper_halving(b, y, 0, k + 1);
-        }
-        1.06 + s1 + u7.sum() * 0.3
+        let mut s10 = b.iter().zip(c.iter()).map(|(p8, q9)| p8 * x - q9).reduce(f64::max).unwrap();
+        helper_halving(b, helper_scalar(s7, 1.06), 0, k + 1) + s10
     }
 
     #[test]
@@ -1604,25 +1501,32 @@ mod p38 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (0..a.len()).map(|q2| c[q2] * a[q2] + helper_halving(a, b[k % a.len()], 0, k + 1)).sum::<f64>();
-        let mut l4 = Vec::new();
-        for p5 in 0..a.len() {
-            if b[p5] > c[p5] {
-                l4.push((b[p5] * (1.0 + s3 * s3).sqrt()).sin());
-            } else {
-                l4.push(c[p5] * s3);
+        let mut s1 = (helper_halving(a, helper_scalar(y, y), 0, k + 1) * helper_recursive(c, helper_scalar(x, x), k % 3));
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + c[i] * b[k % a.len()]).tanh();
+        }
+        let mut prev2: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 = s1 * 0.5 + prev2.unwrap_or((0.66 * x)) * a[j];
+            if j % 2 == 1 { prev2 = None; } else { prev2 = Some(a[j] + (0.66 * x)); }
+        }
+        let s4 = if prev2.is_some() { prev2.unwrap() * (0.66 * x) } else { 0.25 };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += b[i] * 0.2;
         }
-        let mut s6 = l4.iter().map(|p5| p5 * p5).sum::<f64>() + l4[0];
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s6 = s6.sin() * 0.9 + a[j7 - 1] * (k as f64 * 0.5);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        for i in (0..a.len()).rev() {
-            s3 = (s3 * 0.7 + c[i] * a.dot(b)).tanh();
-        }
-        a.dot(c) + s6
+        s1 += helper_recursive(a, 0.42, k % 3);
+        ((k as f64 * 0.5) / (1.0 + helper_halving(a, (k as f64 * 0.5), 0, k + 1) * helper_halving(a, (k as f64 * 0.5), 0, k + 1))) + s1
     }
 
     #[test]
@@ -1638,30 +1542,51 @@ mod p39 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = helper_array(c, (1.37 - y));
-            t1 * t1 * 0.5 + c.mapv(f64::tanh).sum()
-        };
-        let mut s5 = b.iter().copied().nth(1).unwrap_or(0.5) * a[k % a.len()] + b.iter().map(|p3| p3 - a[k % a.len()]).filter(|p3| *p3 > 0.3).reduce(f64::max).unwrap_or(a[k % a.len()]);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * helper_recursive(c, b[0], k % 3)).tanh();
+        let mut s1 = helper_array(c, (y.tanh().exp() - c.mapv(f64::tanh).sum()));
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).ln(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (c[k % a.len()] * s1);
         }
-        if x > 0.1 {
-            s2 = s2.sin();
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[k % a.len()] * s1) };
+        let mut prev4 = Some((x * y));
+        for j in 0..a.len() {
+            if let Some(p5) = prev4 { s1 = s1 * 0.6 + p5 * a[j]; }
+            prev4 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
+        }
+        let s6 = if prev4.is_some() { prev4.unwrap() * (x * y) } else { 0.25 };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * s1).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
+        }
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_recursive(a, 1.10, k % 3);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.mapv(f64::tanh).sum() + y * 0.1;
+        }
+        if k % 2 == 0 {
+            s1 = x;
         } else {
-            s2 = s2 * ((1.0 + s2 * s2).ln() - helper_array(a, s5));
+            s1 = s1 * (b[k % a.len()].sin() + (k as f64 * 0.5));
         }
-        if k == 3 {
-            return x;
-        }
-        let mut s7: f64 = {
-            let t6 = f64::sin(0.21);
-            t6 * t6 * 0.5 + helper_halving(c, y, 0, k + 1)
-        };
-        if k == 3 {
-            return (c[a.len() - 1] / (1.0 + y * y));
-        }
-        (a.mean().unwrap() - x) + s7
+        s1 += a.mean().unwrap();
+        0.41 + s1
     }
 
     #[test]
@@ -1677,21 +1602,16 @@ mod p40 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((x - y) - a.dot(b)) / (1.0 + helper_recursive(c, helper_scalar(b[0], x), k % 3) * helper_recursive(c, helper_scalar(b[0], x), k % 3)));
-        match k % 3 {
-            0 => s1 = helper_scalar((x - x), helper_array(b, (k as f64 * 0.5))),
-            1 => s1 = s1 * (helper_halving(a, c[k % a.len()], 0, k + 1) - y),
-            _ => s1 += (y / (1.0 + a[k % a.len()] * a[k % a.len()])),
+        let v1 = (a + a);
+        let mut s2 = (x.tanh().exp() - 0.20);
+        match k % 4 {
+            j if j > 1 => s2 = (helper_scalar(b[0], s2) / (1.0 + (y / (1.0 + x * x)) * (y / (1.0 + x * x)))) * j as f64,
+            _ if b[k % a.len()] > 0.2 => s2 = s2 * (b[a.len() - 1] + (k as f64 * 0.5)),
+            _ => s2 += v1.mapv(f64::tanh).sum(),
         }
-        if k % 2 == 0 {
-            s1 = (1.0 + s1 * s1).sqrt();
-        }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.dot(a);
-        }
-        (1.0 + f64::tanh(0.53).exp() * f64::tanh(0.53).exp()).ln() + s1
+        let arr3 = [(k as f64 * 0.5), (y / (1.0 + b[k % a.len()] * b[k % a.len()])), x];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        (1.0 + x * x).sqrt() + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -1707,30 +1627,54 @@ mod p41 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (k as f64 * 0.5);
-        for (p1, &q2) in a.iter().zip(c) {
-            s3 = (s3 * 0.7 + p1 * q2 * helper_recursive(b, 1.29, k % 3)).tanh();
+        let mut s1 = (k as f64 * 0.5);
+        if k % 2 == 0 {
+            s1 = helper_halving(a, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), 0, k + 1);
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
         }
-        let mut s5: f64 = {
-            let t4 = (k as f64 * 0.5);
-            t4 * t4 * 0.5 + 0.50
-        };
-        let mut w6 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w6[i] = a[i] * (a[k % a.len()] + 0.41);
-        }
-        for m in b.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s5 = s5 * 0.8 + m * x + s5 * 0.1;
-        }
-        let mut s9 = a.iter().zip(a.iter()).map(|(p7, q8)| p7 * helper_array(a, 0.60) - q8).reduce(f64::max).unwrap();
-        let mut s12 = a.iter().take(3).filter(|p10| **p10 < 0.5).cloned().fold(-0.5, |q11, p10| q11 * p10 + s9);
-        let mut s13: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s13 = (s13 * 0.6 + v * helper_recursive(b, a[k % a.len()], k % 3) + k as f64 * 0.1).sin();
+        let mut s2 = (a.var(0.0) + 0.1).sqrt() * 1.35;
+        let mut l3 = Vec::new();
+        for p4 in 0..a.len() {
+            if b[p4] > a[p4] {
+                l3.push((b[p4] * s1).sin());
+            } else {
+                l3.push(a[p4] * s2);
             }
         }
-        a.mapv(f64::tanh).sum().sin() + s13 + w6.sum() * 0.3
+        let mut l5 = vec![s1, s2 * 0.5];
+        l3.append(&mut l5);
+        let mut s6 = l3.iter().map(|p4| p4 * p4).sum::<f64>() + l3[0] + l5.len() as f64;
+        for i in 0..a.len() {
+            let w7 = match i % 3 {
+                0 => continue,
+                1 => a[i] * s6.tanh().exp(),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w7 * s2;
+        }
+        let s8 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * s2 };
+        let mut u9 = b.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * (c[k % a.len()] / (1.0 + s6 * s6));
+        }
+        let s10: f64;
+        match k % 3 {
+            0 => s10 = (a.mapv(f64::tanh).sum() * (1.0 + s2 * s2).sqrt()),
+            1 => { s10 = helper_scalar(s8, (k as f64 * 0.5)); }
+            _ => s10 = (y + helper_array(a, b[k % a.len()])),
+        }
+        for i in (0..a.len()).step_by(2) {
+            s6 = (s6 * 0.7 + c[i] * ((k as f64 * 0.5) + 0.94)).tanh();
+            let i = (i + 1) % c.len();
+            s6 = s6 + b[i] * 0.3;
+        }
+        (helper_scalar((k as f64 * 0.5), b[0]) - b.mean().unwrap()) + s6 + u9.sum() * 0.3
     }
 
     #[test]
@@ -1757,30 +1701,29 @@ mod p42 {
             q4 += p2.dot(c) * 0.5;
         }
         let mut s5 = q4;
-        if k % 2 == 0 {
-            s5 = 0.5;
-        } else {
-            s5 = k as f64 * 0.25;
+        for i in (0..a.len()).rev() {
+            let t6 = b[i] * (b[k % a.len()] + (k as f64 * 0.5));
+            s5 += t6.sin() * x;
         }
-        s5 += b.dot(b);
-        let v6 = (c + c);
-        let mut s8: f64 = {
-            let t7 = (1.0 + (s5 - x) * (s5 - x)).sqrt();
-            t7 * t7 * 0.5 + a.mapv(f64::tanh).sum()
+        let (s7, v8) = helper_pair(b, b.mapv(f64::tanh).sum());
+        let s9 = s7 * v8.sum();
+        let mut s10 = (c.mean().unwrap() + y);
+        let arr11 = [a.mapv(f64::tanh).sum(), (a[0] * s9), s5];
+        let s12 = arr11.iter().sum::<f64>() * arr11[k % 3];
+        let s13 = 'blk: {
+            if helper_scalar(s5, b[a.len() - 1]) > 0.437 {
+                break 'blk helper_scalar(s5, b[a.len() - 1]) * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + b.mean().unwrap();
+                }
+            }
+            (0.30 + (k as f64 * 0.5)) - b.mean().unwrap()
         };
-        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![v6[i] * (1.0 + s5 * s5).sqrt(), (v6[i] + v6.mapv(f64::tanh).sum()).sin()]);
-        }
-        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
-        let s12 = p10 * q11 + std::iter::zip(&pieces9, b).map(|(x, y)| x * y).sum::<f64>();
-        for i in 0..a.len() {
-            s8 = (s8 * 0.7 + v6[i] * helper_halving(&v6, s12, 0, k + 1)).tanh();
-            let i = (i + 1) % c.len();
-            s8 = s8 + c[i] * 0.3;
-        }
-        let mut s13 = (v6[a.len() - 1] * v6.mean().unwrap()).tanh().exp();
-        (0.82 + helper_array(a, s5)) + s13 + v6.sum() * 0.3
+        let arr14 = [b.dot(c), s5, c.dot(a)];
+        let s15 = arr14.iter().sum::<f64>() * arr14[k % 3];
+        b[0] + s10
     }
 
     #[test]
@@ -1797,46 +1740,45 @@ mod p43 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar((k as f64 * 0.5), helper_array(c, c.mean().unwrap()));
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if helper_halving(a, y, 0, k + 1) > 0.2 => s1 = s1 * s1,
-            _ => s1 += b[a.len() - 1],
-        }
-        let s2: f64;
-        match k % 3 {
-            0 => s2 = helper_scalar(0.51, s1).tanh().exp(),
-            1 => { s2 = (y + (k as f64 * 0.5)); }
-            _ => s2 = helper_scalar(x, (0.51 / (1.0 + x * x))),
-        }
-        let mut s4: f64 = {
-            let t3 = ((b[a.len() - 1] / (1.0 + b[a.len() - 1] * b[a.len() - 1])) - (c[k % a.len()] + s1));
-            t3 * t3 * 0.5 + (1.0 + s2 * s2).sqrt()
-        };
-        let mut s5 = 1.0;
-        for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + a[i] * b.mean().unwrap()).tanh();
-            if (n6 - s5).abs() < 0.05 {
-                break;
-            }
-            s5 = n6;
-        }
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => b[i] * c.mean().unwrap(),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * b[k % a.len()]).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * b[a.len() - 1];
                 }
-            };
-            s5 += w7 * helper_scalar(x, (k as f64 * 0.5));
+            }
+            if n2 > 2 {
+                break s1 + b[a.len() - 1];
+            }
+        };
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (k as f64 * 0.5) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
         }
-        let s8 = if s5 < 5.0 { s5 * 0.5 } else { return s5 * helper_scalar(x, (k as f64 * 0.5)) };
-        let (s9, v10) = helper_pair(a, s2);
-        let s11 = s9 * v10.sum();
-        (1.0 + a[0] * a[0]).sqrt() + s5
+        let mut prev5: Option<f64> = if k % 2 == 0 { Some(helper_scalar(0.51, y) * 0.5) } else { None };
+        for j in 0..a.len() {
+            s1 += match prev5 { Some(p6) => (p6 * helper_scalar(0.51, y)).sin(), None => b[j] };
+            prev5 = if b[j] > 0.437 { Some(b[j].tanh()) } else { None };
+        }
+        let s7 = if prev5.is_some() { prev5.unwrap() * helper_scalar(0.51, y) } else { 0.25 };
+        match k % 4 {
+            j if j > 1 => s1 = (b[0] / (1.0 + c.mean().unwrap() * c.mean().unwrap())) * j as f64,
+            _ if (c[k % a.len()] + s1) > 0.2 => s1 = s1 * helper_array(b, a.mean().unwrap()),
+            _ => s1 += (b[a.len() - 1] / (1.0 + b[a.len() - 1] * b[a.len() - 1])),
+        }
+        match k % 3 {
+            0 => s1 = helper_halving(c, (s3 * (k as f64 * 0.5)), 0, k + 1),
+            1 => s1 = s1 * (a.mapv(f64::tanh).sum() + b.mean().unwrap()),
+            _ => s1 += s3,
+        }
+        let v8 = c.mapv(f64::sin);
+        s3 + s1 + v8.sum() * 0.3
     }
 
     #[test]
@@ -1852,27 +1794,33 @@ mod p44 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y + (x * f64::cos(0.46)));
-        for i in (0..a.len()).step_by(2) {
-            if i % 3 == 2 {
-                continue;
+        let s1 = 'blk: {
+            if helper_halving(c, x, 0, k + 1) > 0.437 {
+                break 'blk helper_halving(c, x, 0, k + 1) * 2.0;
             }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + y;
+                }
+            }
+            (y - 0.46) - y
+        };
+        let mut s2 = b.mean().unwrap();
+        let mut prev3: Option<f64> = None;
+        for j in 0..a.len() {
+            s2 += match prev3 { Some(p4) => (p4 * c[0]).sin(), None => b[j] };
+            if j % 2 == 1 { prev3 = None; } else { prev3 = Some(b[j] + c[0]); }
         }
-        let arr2 = [s1, b.mean().unwrap(), (k as f64 * 0.5)];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * s3;
-            if i % 3 == 1 {
-                continue;
-            }
-            s1 += t4.sin() * (a[a.len() - 1] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            if i == 3 {
-                break;
-            }
+        let s5 = if prev3.is_some() { prev3.unwrap() * c[0] } else { 0.25 };
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * s5;
         }
-        let mut s5 = c[a.len() - 1];
-        b.dot(a).tanh().exp() + s5
+        let mut h7 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            h7.scaled_add((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), a);
+        }
+        c.mean().unwrap() + s2 + h7.sum() * 0.3
     }
 
     #[test]
@@ -1888,20 +1836,15 @@ mod p45 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = a[i] * a[k % a.len()];
-        }
-        let mut s2 = ((k as f64 * 0.5) - c[0]);
-        for i in 0..a.len() {
-            let t3 = c[i] * helper_scalar(x, (k as f64 * 0.5));
-            s2 += t3 * t3 * 0.5;
-            s2 -= a[(i + 1) % a.len()] * helper_array(a, y);
-            if i == 3 {
-                break;
+        let mut s1 = (1.0 + helper_scalar(y, (b[0] - b[0])) * helper_scalar(y, (b[0] - b[0]))).ln();
+        s1 = (helper_scalar(y, (k as f64 * 0.5)) * helper_scalar(c[a.len() - 1], x));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * c.dot(b)).tanh();
         }
-        (1.0 + a.mean().unwrap() * a.mean().unwrap()).ln() + s2 + w1.sum() * 0.3
+        (helper_scalar(s1, (k as f64 * 0.5)) * helper_scalar(y, (k as f64 * 0.5))) + s1
     }
 
     #[test]
@@ -1917,15 +1860,27 @@ mod p46 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(c, a[k % a.len()]);
-        let s3 = s1 * v2.sum();
-        let mut s4 = helper_scalar((1.0 + (x + c[0]) * (x + c[0])).sqrt(), 0.52);
+        let mut s1 = c[0];
         for i in 0..a.len() {
-            let s3 = s3 * 0.5 + helper_recursive(b, s4, k % 3);
-            s4 = (s4 * 0.8 + s3 * 0.3).tanh();
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_scalar((k as f64 * 0.5), s1),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * (x + c[0]);
         }
-        s4 += s3 * 0.2;
-        ((k as f64 * 0.5) - (k as f64 * 0.5).tanh().exp()) + s4
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x + c[0]) };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + a[j4 - 1] * a.mapv(f64::tanh).sum();
+        }
+        helper_recursive(b, c.mean().unwrap(), k % 3) + s1
     }
 
     #[test]
@@ -1942,32 +1897,35 @@ mod p47 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(a);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * (1.03 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        }
-        let s3: f64;
-        match k % 3 {
-            0 => s3 = (1.0 + x * x).ln(),
-            1 => { s3 = 0.5; }
-            _ => s3 = (1.0 + x * x).ln(),
-        }
-        let (s4, v5) = helper_pair(b, c.mapv(f64::tanh).sum());
-        let s6 = s4 * v5.sum();
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + a[i] * c.dot(c)).tanh();
-            s7 = n8;
-            if s7.abs() > 0.6 {
-                s7 = 0.6;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.03 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * 1.00;
+                }
             }
+            if n2 > 2 {
+                break s1 + 1.00;
+            }
+        };
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut w9 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w9[i] += (c[i] + helper_array(c, s1)).sin();
+        s1 += a.mapv(f64::tanh).sum();
+        if k == 3 {
+            return s1;
         }
-        a.mean().unwrap() + s7 + w9.sum() * 0.3
+        if k % 2 == 0 {
+            s1 = a[k % a.len()];
+        } else {
+            s1 = s1 * (c.dot(c) + (a[k % a.len()] - x));
+        }
+        let mut s4 = y;
+        (c.mapv(f64::tanh).sum() / (1.0 + helper_recursive(b, s3, k % 3) * helper_recursive(b, s3, k % 3))) + s4
     }
 
     #[test]
@@ -1983,40 +1941,57 @@ mod p48 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = c.iter().copied().nth(1).unwrap_or(0.5) * c.mean().unwrap() + c.iter().map(|p1| p1 - c.mean().unwrap()).filter(|p1| *p1 > 0.3).reduce(f64::max).unwrap_or(c.mean().unwrap());
-        let mut u4 = b.to_owned();
-        for i in 1..u4.len() {
-            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_scalar(y, s3);
-        }
-        let mut l5 = vec![0.0; a.len()];
-        for p6 in 0..a.len() {
-            l5[p6] = u4[p6] * ((k as f64 * 0.5) - s3);
-        }
-        l5[0] += x;
-        let v7 = Array1::from(l5);
-        let mut s8 = v7[0] * 0.5;
-        if k == 3 {
-            return helper_array(&u4, y);
-        }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        let mut s1 = helper_halving(c, helper_scalar(b.mapv(f64::tanh).sum(), helper_scalar(x, x)), 0, k + 1);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (1.0 + y * y).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s8 = (s8 * 0.7 + u4[i] * helper_scalar(s8, y)).tanh();
+            s1 += b[i] * 0.2;
         }
-        let mut s9 = 1.0;
-        for i in 0..a.len() {
-            let n10 = (s9 * 0.5 + c[i] * a[k % a.len()]).tanh();
-            s9 = n10;
-            if s9.abs() > 0.6 {
-                s9 = 0.6;
+        let f3: Array1<f64> = a.iter().rev().map(|p4| (p4 * c.dot(c)).tanh() + s1).collect();
+        let mut s2 = f3.dot(&f3) * 0.1;
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s5 = (s5 * 0.6 + v * s2 + k as f64 * 0.1).sin();
             }
         }
-        let mut u11 = u4.to_owned();
-        for i in 1..u11.len() {
-            u11[i] = u11[i - 1] * 0.5 + u11[i] * c.mean().unwrap();
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in a.iter().enumerate() {
+                s6 = (s6 * 0.6 + (v * j as f64) * a[k % a.len()] + k as f64 * 0.1).sin();
+            }
         }
-        a.mean().unwrap() + s9 + u11.sum() * 0.3
+        let mut j7 = 0;
+        while j7 < a.len() {
+            j7 += 1;
+            s1 = s1.sin() * 0.9 + b[j7 - 1] * 0.60;
+        }
+        let mut s8 = 1.0;
+        for i in 0..a.len() {
+            let n9 = (s8 * 0.5 + f3[i] * helper_array(c, b[0])).tanh();
+            if (n9 - s8).abs() < 0.05 {
+                break;
+            }
+            s8 = n9;
+        }
+        let mut n10 = 0;
+        let s11 = 'search: loop {
+            n10 += 1;
+            for j in 0..a.len() {
+                s8 = (s8 * 0.8 + b[j] * helper_recursive(c, x, k % 3)).tanh();
+                if s8 > 0.3 && j > n10 {
+                    break 'search s8 * (1.14 + s1);
+                }
+            }
+            if n10 > 2 {
+                break s8 + (1.14 + s1);
+            }
+        };
+        b[a.len() - 1].sin() + s8 + f3.sum() * 0.3
     }
 
     #[test]
@@ -2032,15 +2007,17 @@ mod p49 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [((k as f64 * 0.5) * 1.18), (y - y), helper_halving(a, x, 0, k + 1)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = (k as f64 * 0.5);
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s3 += (v * j as f64) * helper_scalar(s2, y);
+        let f2 = Array1::from_shape_fn(a.len(), |i3| c[i3] * f64::tanh(1.18).exp() + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * x.tanh() * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
             }
         }
-        b.mean().unwrap() + s3
+        helper_scalar((k as f64 * 0.5).sin(), (k as f64 * 0.5)) + s1 + f2.sum() * 0.3
     }
 
     #[test]
@@ -2056,21 +2033,33 @@ mod p50 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_halving(b, (1.0 + y * y).sqrt().sin(), 0, k + 1);
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * f64::sqrt((1.0 + 0.76 * 0.76));
+        let mut h1 = c.to_owned();
+        for i in 0..a.len() {
+            h1.mapv_inplace(|t| (t * x).tanh());
+            h1.scaled_add(0.5, c);
+            if i == 3 {
+                break;
+            }
         }
-        let arr3 = [x, b[a.len() - 1].tanh().exp(), (k as f64 * 0.5)];
-        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
-        let mut s6: f64 = {
-            let t5 = (y / (1.0 + s4.cos() * s4.cos()));
-            t5 * t5 * 0.5 + y
-        };
-        let mut s7 = (1.0 + s6.tanh().exp() * s6.tanh().exp()).sqrt();
-        let mut s10 = b.iter().map(|p8| p8 * a.dot(a)).filter(|p8| p8.abs() > 0.2).last().unwrap_or(a.dot(a));
-        0.30 + s10
+        let mut s2 = (1.0 + y * y).sqrt();
+        if k % 2 == 0 {
+            s2 = c.mean().unwrap();
+        } else {
+            s2 = s2 * x;
+        }
+        let s3: f64;
+        match k % 3 {
+            0 => s3 = a.mean().unwrap(),
+            1 => { s3 = 0.5; }
+            _ => s3 = helper_scalar((0.77 + 0.81), a[a.len() - 1]),
+        }
+        let mut s4 = y;
+        let mut m6 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m6.row_mut(i).assign(&(a * (a.dot(b) + i as f64)));
+        }
+        let mut s5 = m6.row(1).dot(c) * (1.0 + y * y).sqrt();
+        (c.mapv(f64::tanh).sum() + (s4 - 1.22)) + s5 + h1.sum() * 0.3
     }
 
     #[test]
@@ -2086,28 +2075,33 @@ mod p51 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let d3 = m2.diag();
-        let mut s1 = d3.mapv(|t| (t * x).sin()).sum() * helper_scalar(y, x) + d3[0] * (c[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        if k == 3 {
-            return helper_recursive(c, 1.03, k % 3);
+        let mut s1 = (c.dot(c) - helper_halving(a, (0.80 * y), 0, k + 1));
+        match k % 4 {
+            j if j > 1 => s1 = (helper_array(a, x) + b[k % a.len()]) * j as f64,
+            _ if (0.67 / (1.0 + x * x)) > 0.2 => s1 = s1 * (helper_scalar(x, x) - (s1 / (1.0 + y * y))),
+            _ => s1 += a[a.len() - 1],
         }
-        let mut s5: f64 = {
-            let t4 = (1.0 + (s1 - s1) * (s1 - s1)).ln();
-            t4 * t4 * 0.5 + (s1 / (1.0 + y * y))
+        let s2 = 'blk: {
+            if 1.34 > 0.437 {
+                break 'blk 1.34 * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + c.mean().unwrap();
+                }
+            }
+            (1.30 + 0.48) - c.mean().unwrap()
         };
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * helper_array(b, s5);
-        }
-        let v7 = (c + b);
-        let mut pieces8 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces8.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_array(&v7, b[0]), (b[i] + helper_recursive(&u6, s1, k % 3)).sin()]);
-        }
-        let [p9, q10] = [pieces8.first().copied().unwrap(), *pieces8.last().unwrap()];
-        let s11 = p9 * q10 + std::iter::zip(&pieces8, b).map(|(x, y)| x * y).sum::<f64>();
-        u6.dot(a) + s5 + v7.sum() * 0.3
+        let mut s4: f64 = {
+            let t3 = b.dot(c);
+            t3 * t3 * 0.5 + b.mean().unwrap()
+        };
+        let mut s6: f64 = {
+            let t5 = helper_scalar((s1 * s2), f64::tanh(1.22).exp());
+            t5 * t5 * 0.5 + 1.26
+        };
+        let v7 = (a * (s1 / (1.0 + 0.87 * 0.87)));
+        (c.mapv(f64::tanh).sum() + (k as f64 * 0.5)) + s6 + v7.sum() * 0.3
     }
 
     #[test]
@@ -2123,33 +2117,36 @@ mod p52 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * f64::tanh(0.85).exp()).tanh();
-        }
-        let mut h2 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + c).mapv(f64::sin);
-        }
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_array(c, s1);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
-        }
-        s1 += s1 * 0.2;
-        let mut s3 = 1.0;
+        let mut w1 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * 0.34).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
+            w1[i] = a[i] * x;
+        }
+        let mut h2 = a.to_owned();
+        for i in (0..a.len()).rev() {
+            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        }
+        let mut s3 = (k as f64 * 0.5);
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + b[j] * s3.sin() * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
             }
         }
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 = (s1 * 0.6 + v * y + k as f64 * 0.1).sin();
+        let mut s6: f64 = {
+            let t5 = (h2.mapv(f64::tanh).sum() * s3);
+            t5 * t5 * 0.5 + c.mapv(f64::tanh).sum()
+        };
+        let mut s7 = 1.0;
+        for i in 0..a.len() {
+            let n8 = (s7 * 0.5 + c[i] * helper_recursive(&w1, y, k % 3)).tanh();
+            if (n8 - s7).abs() < 0.05 {
+                break;
             }
+            s7 = n8;
         }
-        helper_recursive(c, b.mapv(f64::tanh).sum(), k % 3) + s3 + h2.sum() * 0.3
+        h2.mean().unwrap() + s7 + h2.sum() * 0.3
     }
 
     #[test]
@@ -2165,25 +2162,22 @@ mod p53 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = a.mapv(f64::tanh).sum();
-            t1 * t1 * 0.5 + helper_halving(a, c[k % a.len()], 0, k + 1)
-        };
-        let mut w3 = Array1::<f64>::zeros(a.len());
+        let mut s1 = a.mapv(f64::tanh).sum();
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            w3[i] += (b[i] + f64::sqrt((1.0 + 1.32 * 1.32))).sin();
+            let n3 = (s2 * 0.5 + c[i] * (c[k % a.len()] - y)).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
         }
-        let mut s5: f64 = {
-            let t4 = w3[a.len() - 1].tanh().exp().tanh().exp();
-            t4 * t4 * 0.5 + s2
-        };
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![w3[i] * helper_recursive(c, (k as f64 * 0.5), k % 3), (w3[i] + helper_recursive(b, 0.84, k % 3)).sin()]);
+        let v4 = b.mapv(f64::sin);
+        if s1.tanh().exp() > 0.1 {
+            s2 = s1.tanh().exp();
+        } else {
+            s2 = s2 * (helper_recursive(c, (k as f64 * 0.5), k % 3) + helper_recursive(b, 0.84, k % 3));
         }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
-        (helper_halving(b, s9, 0, k + 1) * (s9 - a[a.len() - 1])) + s5 + w3.sum() * 0.3
+        (helper_halving(b, s1, 0, k + 1) * (x - a[a.len() - 1])) + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -2200,37 +2194,24 @@ mod p54 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mapv(f64::tanh).sum();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (1.0 + s1 * s1).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut s4 = b.iter().map(|p2| p2 * helper_scalar(a[k % a.len()], s1)).min_by(|p2, q3| (p2 - helper_scalar(a[k % a.len()], s1)).abs().total_cmp(&(q3 - helper_scalar(a[k % a.len()], s1)).abs())).unwrap();
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + b[j5 - 1] * helper_array(c, (k as f64 * 0.5));
         }
-        let arr2 = [(y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_array(c, (k as f64 * 0.5)), (k as f64 * 0.5)];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut h4 = c.to_owned();
-        for i in (0..a.len()).rev() {
-            let n5 = (&h4 * x + c).mapv(f64::tanh);
-            h4.assign(&n5);
-            if i == 3 {
-                break;
-            }
+        for i in 0..a.len() {
+            let y = y * 0.5 + a.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let arr6 = [s3, (k as f64 * 0.5), f64::ln((1.0 + 0.48 * 0.48))];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * s3).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        s1 += y * 0.2;
+        let s6: f64;
+        match k % 3 {
+            0 => s6 = x,
+            1 => { s6 = 0.5; }
+            _ => s6 = helper_array(b, 1.16),
         }
-        ((k as f64 * 0.5) * s3.tanh().exp()) + s1 + h4.sum() * 0.3
+        1.30 + s4
     }
 
     #[test]
@@ -2246,34 +2227,41 @@ mod p55 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s1, v2) = helper_pair(b, x.tanh().exp());
-        let s3 = s1 * v2.sum();
-        let mut s4 = helper_scalar(a.mapv(f64::tanh).sum().sin(), helper_scalar(a[0], c.dot(a)));
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
+        let mut s1 = (helper_array(c, y.cos()) - 1.27);
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * helper_array(c, s1.tanh()),
+            _ => s1 += c.mean().unwrap(),
         }
-        s4 += ((k as f64 * 0.5) - c[a.len() - 1]);
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * f64::tanh(0.67).exp()).tanh();
-                if s4 > 0.3 && j > n5 {
-                    break 'search s4 * (k as f64 * 0.5).tanh().exp();
-                }
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack2.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
-            if n5 > 2 {
-                break s4 + (k as f64 * 0.5).tanh().exp();
-            }
-        };
+        }
+        let mut top5 = (b).to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
+        }
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + helper_halving(c, y, 0, k + 1)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(b).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
         let mut j7 = 0;
         while j7 < a.len() {
             j7 += 1;
-            s4 = s4.sin() * 0.9 + a[j7 - 1] * (s6 / (1.0 + x * x));
+            s1 = s1.sin() * 0.9 + c[j7 - 1] * helper_recursive(a, y, k % 3);
         }
-        c.mapv(f64::tanh).sum() + s4
+        match k % 3 {
+            0 => s1 = (a.mapv(f64::tanh).sum() * c.mean().unwrap()),
+            1 => s1 = s1 * helper_recursive(b, a.mean().unwrap(), k % 3),
+            _ => s1 += (k as f64 * 0.5),
+        }
+        (helper_array(b, s6) / (1.0 + ((k as f64 * 0.5) * y) * ((k as f64 * 0.5) * y))) + s1
     }
 
     #[test]
@@ -2289,48 +2277,26 @@ mod p56 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        let arr1 = [((k as f64 * 0.5) * c[k % a.len()]), y, x.sin()];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = helper_halving(c, (b.mapv(f64::tanh).sum() / (1.0 + (c[k % a.len()] * s2) * (c[k % a.len()] * s2))), 0, k + 1);
         for i in 0..a.len() {
-            stack1.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            let t4 = c[i] * (x - a[k % a.len()]);
+            let mut q5 = 0.0;
+            for j in 0..a.len() {
+                q5 += c[j] * t4;
+            }
+            s3 = s3 + q5.tanh();
+        }
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + c[i] * s2).tanh();
+            s6 = n7;
+            if s6.abs() > 0.6 {
+                s6 = 0.6;
             }
         }
-        let mut top4 = (a).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
-        }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + helper_halving(c, c[k % a.len()], 0, k + 1)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let mut s6: f64 = 1.34;
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_halving(c, y, 0, k + 1),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s6 += w7 * b.mapv(f64::tanh).sum();
-        }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * b.mapv(f64::tanh).sum() };
-        for i in (1..a.len()).step_by(2) {
-            let t9 = c[i] * (0.90 + y);
-            s6 += t9 * t9 * 0.5;
-            s6 -= c[(i + 1) % a.len()] * (1.0 + x * x).ln();
-            if i == 3 {
-                break;
-            }
-        }
-        x + s6
+        helper_array(a, (s2 * (k as f64 * 0.5))) + s6
     }
 
     #[test]
@@ -2346,20 +2312,22 @@ mod p57 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[c.view(), (b * helper_array(c, y)).view()]).unwrap();
-        let mut s1 = f2.mapv(f64::tanh).dot(&f2) * 0.2;
-        let mut l3 = Vec::with_capacity(3);
-        let mut h5 = c.to_owned();
-        for i in (0..k % 3) {
-            h5 = (&h5 * y + b).mapv(f64::tanh);
-            l3.push(h5.clone());
+        let mut s1 = (helper_array(a, y) / (1.0 + c.dot(a) * c.dot(a)));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).tanh()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + b[i] * 0.3;
         }
-        let mut q6 = h5.sum();
-        for p4 in &l3 {
-            q6 += p4.dot(c) * 0.5;
+        let mut prev2: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 = s1 * 0.5 + prev2.unwrap_or((y - y)) * b[j];
+            if j % 2 == 1 { prev2 = None; } else { prev2 = Some(b[j] + (y - y)); }
         }
-        let mut s7 = q6;
-        s1 + s7
+        let s4 = if prev2.is_some() { prev2.unwrap() * (y - y) } else { 0.25 };
+        b.dot(b).tanh().exp() + s1
     }
 
     #[test]
@@ -2375,35 +2343,36 @@ mod p58 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return c.mapv(f64::tanh).sum();
+        let mut s1 = helper_recursive(c, y, k % 3);
+        let mut v2 = c.to_owned();
+        for i in 0..2 {
+            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
         }
-        let mut s1 = (c.mapv(f64::tanh).sum() - 0.81);
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let s3 = s1 * v2.sum();
+        let mut s4 = (1.12 + ((b[0] + y) * x));
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * (k as f64 * 0.5)).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * b.dot(c);
+                }
             }
-            s1 = (s1 * 0.7 + b[i] * (b[0] + y)).tanh();
-        }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * b.dot(c)).tanh();
-            if i == 3 {
-                break;
+            if n5 > 2 {
+                break s4 + b.dot(c);
             }
+        };
+        let mut s8: f64 = {
+            let t7 = c.mean().unwrap();
+            t7 * t7 * 0.5 + (0.53 - (k as f64 * 0.5))
+        };
+        let v9 = a.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        let v10 = c.mapv(f64::sin);
+        for m in v10.iter().take_while(|q| **q > -0.9).map(|s8| (s8 * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * (y + s4) + s8 * 0.1;
         }
-        let arr2 = [(0.53 - (k as f64 * 0.5)), helper_array(a, s1), helper_recursive(c, (k as f64 * 0.5), k % 3)];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h4 = (&h4 * 0.5 + c).mapv(f64::sin);
-        }
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * h4[0], (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sin()]);
-        }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
-        (1.0 + c[k % a.len()] * c[k % a.len()]).sqrt().tanh().exp() + s1 + h4.sum() * 0.3
+        v9[0] + s8 + v10.sum() * 0.3
     }
 
     #[test]
@@ -2419,30 +2388,29 @@ mod p59 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = a.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mean().unwrap();
+        let mut s1 = ((y + 0.65) * ((y - x) / (1.0 + helper_halving(b, 1.01, 0, k + 1) * helper_halving(b, 1.01, 0, k + 1))));
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut s2 = (0.65 / (1.0 + ((y - x) / (1.0 + helper_halving(c, 1.01, 0, k + 1) * helper_halving(c, 1.01, 0, k + 1))) * ((y - x) / (1.0 + helper_halving(c, 1.01, 0, k + 1) * helper_halving(c, 1.01, 0, k + 1)))));
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
+        s1 += y;
+        match k % 4 {
+            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
+            _ if helper_scalar(1.18, (k as f64 * 0.5)) > 0.2 => s1 = s1 * helper_halving(a, f64::cos(0.76), 0, k + 1),
+            _ => s1 += helper_array(a, (k as f64 * 0.5)),
+        }
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + b[j] * b.mapv(f64::tanh).sum() * w).tanh();
+            s1 = (s1 * 0.7 + b[j] * (1.0 + y * y).sqrt() * w).tanh();
             if j % 3 == 2 {
-                stack3.pop();
+                stack2.pop();
             }
         }
-        if k % 2 == 1 {
-            let y = y * 0.5 + helper_halving(c, s2, 0, k + 1);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        for i in 0..a.len() {
-            let y = y * 0.5 + ((k as f64 * 0.5) + a[0]);
-            s2 = (s2 * 0.8 + y * 0.3).tanh();
-        }
-        s2 += y * 0.2;
-        (helper_halving(a, a[a.len() - 1], 0, k + 1) + s2) + s2 + u1.sum() * 0.3
+        let z4 = ad::ndarray::Zip::from(c).and(b).map_collect(|&p5, &q6| (p5 * s1 - q6).sin());
+        let mut s3 = z4.sum() * (k as f64 * 0.5).tanh().exp();
+        (k as f64 * 0.5) + s3
     }
 
     #[test]
@@ -2458,44 +2426,52 @@ mod p60 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(a, (1.0 + helper_scalar(y, y) * helper_scalar(y, y)).ln());
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * b.dot(c)).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s1 = ((1.0 + helper_scalar(y, y) * helper_scalar(y, y)).ln() / (1.0 + (1.0 + (y / (1.0 + c[0] * c[0])) * (y / (1.0 + c[0] * c[0]))).ln() * (1.0 + (y / (1.0 + c[0] * c[0])) * (y / (1.0 + c[0] * c[0]))).ln()));
+        if k % 2 == 0 {
+            s1 = helper_scalar(helper_array(b, (k as f64 * 0.5)), (y + s1));
+        } else {
+            s1 = s1 * 1.00;
         }
-        let arr2 = [helper_scalar(s1, (k as f64 * 0.5)), helper_recursive(a, y, k % 3), f64::tanh(0.21).exp()];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let s4 = 'blk: {
-            if c.mapv(f64::tanh).sum() > 0.437 {
-                break 'blk c.mapv(f64::tanh).sum() * 2.0;
+        let s2 = 'blk: {
+            if (s1 - s1) > 0.437 {
+                break 'blk (s1 - s1) * 2.0;
             }
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + c.dot(c);
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (x + s1);
                 }
             }
-            (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - c.dot(c)
+            helper_halving(c, y, 0, k + 1) - (x + s1)
         };
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let mut s5 = b.iter().chain(c.iter()).rev().enumerate().map(|(q4, p3)| p3 * (s1 + c[a.len() - 1]) * (q4 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let mut stack6: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack6.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p7 = stack6.pop().unwrap();
+                let q8 = stack6.pop().expect("two");
+                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
+            }
         }
-        s1 += b.dot(c);
-        let v5 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
-        let mut l6 = vec![b.to_owned()];
-        for p7 in 0..2 {
-            let n = l6[p7].mapv(|t| (t * s1).sin()) + a;
-            l6.push(n);
+        let mut top9 = (c).to_owned();
+        while let Some(p7) = stack6.pop() {
+            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
         }
-        let v8 = l6[l6.len() - 1].to_owned();
-        let mut s9 = l6[1][0] * (k as f64 * 0.5);
-        v5.mean().unwrap() + s9 + v8.sum() * 0.3
+        for q8 in top9.iter_mut() {
+            *q8 = (q8.sin() + s5.tanh().exp()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top9).and(c).for_each(|p7, &q8| *p7 += q8 * p7.cos());
+        let s10 = top9.sum();
+        s1 = (s1 * 0.5 + f64::tanh(0.37).exp().tanh().exp()).tanh();
+        let mut s11 = 1.0;
+        for i in 0..a.len() {
+            let n12 = (s11 * 0.5 + c[i] * helper_array(a, s5)).tanh();
+            s11 = n12;
+            if s11.abs() > 0.6 {
+                s11 = 0.6;
+            }
+        }
+        (k as f64 * 0.5) + s11
     }
 
     #[test]
@@ -2512,49 +2488,48 @@ mod p61 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_array(b, y) - (k as f64 * 0.5).tanh()) + y);
-        for m in b.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * y + y * 0.1;
+        if k % 2 == 1 {
+            let y = y * 0.5 + y;
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let s2 = 'blk: {
-            if x > 0.437 {
-                break 'blk x * 2.0;
-            }
+        s1 += y * 0.2;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
             for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + s1.sin();
+                s1 = (s1 * 0.8 + b[j] * b.dot(a)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * s1.sin();
                 }
             }
-            (1.14 + s1) - s1.sin()
+            if n2 > 2 {
+                break s1 + s1.sin();
+            }
         };
-        let mut s3 = 1.0;
-        for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + b[i] * (x + x)).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
-            }
-        }
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), (c[i] + 0.24).sin()]);
-        }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
-        let s9: f64;
-        match k % 3 {
-            0 => s9 = b.mean().unwrap(),
-            1 => { s9 = (x + s2); }
-            _ => s9 = a.mapv(f64::tanh).sum(),
-        }
-        for i in (0..a.len()).rev() {
-            let t10 = b[i] * (s2 * (k as f64 * 0.5));
-            let mut q11 = 0.0;
+        let mut s6 = a.iter().copied().nth(1).unwrap_or(0.5) * helper_halving(c, 0.93, 0, k + 1) + a.iter().map(|p4| p4 - helper_halving(c, 0.93, 0, k + 1)).filter(|p4| *p4 > 0.3).reduce(f64::max).unwrap_or(helper_halving(c, 0.93, 0, k + 1));
+        let mut n7 = 0;
+        let s8 = 'search: loop {
+            n7 += 1;
             for j in 0..a.len() {
-                q11 += c[j] * t10;
+                s1 = (s1 * 0.8 + a[j] * f64::cos(0.48)).tanh();
+                if s1 > 0.3 && j > n7 {
+                    break 'search s1 * (s3 / (1.0 + y * y));
+                }
             }
-            s1 = s1 + q11.tanh();
+            if n7 > 2 {
+                break s1 + (s3 / (1.0 + y * y));
+            }
+        };
+        let z10 = ad::ndarray::Zip::from(c).and(c).map_collect(|&p11, &q12| (p11 * x - q12).sin());
+        let mut s9 = z10.sum() * helper_recursive(a, s3, k % 3);
+        let mut l13 = vec![c.to_owned()];
+        for p14 in 0..2 {
+            let n = l13[p14].mapv(|t| (t * s6).sin()) + b;
+            l13.push(n);
         }
-        ((0.87 * s1) + (1.0 + s3 * s3).sqrt()) + s3
+        let v15 = l13[l13.len() - 1].to_owned();
+        let mut s16 = l13[1][0] * (s1 * (k as f64 * 0.5));
+        (k as f64 * 0.5) + s16 + v15.sum() * 0.3
     }
 
     #[test]
@@ -2570,31 +2545,33 @@ mod p62 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x;
-        'outer: for i in 0..a.len() {
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * a.dot(a)).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
+        }
+        let s3 = 'blk: {
+            if c[k % a.len()].tanh().exp() > 0.437 {
+                break 'blk c[k % a.len()].tanh().exp() * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (s1 - (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                if c[j] > 0.6 {
+                    break 'blk c[j] + (1.0 + x * x).ln();
                 }
             }
-            s1 += a[i] * 0.2;
+            f64::tanh(0.97).exp() - (1.0 + x * x).ln()
+        };
+        let arr4 = [(1.0 + a[0] * a[0]).ln(), a.mean().unwrap(), (y + c[a.len() - 1])];
+        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
+        match k % 3 {
+            0 => s1 = a.mapv(f64::tanh).sum(),
+            1 => s1 = s1 * s1,
+            _ => s1 += (0.30 - x),
         }
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * a.dot(b);
-        }
-        if k == 3 {
-            return helper_array(c, 1.22);
-        }
-        let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x.tanh().exp(), (a[i] + (x + c[a.len() - 1])).sin()]);
-        }
-        let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
-        let s6 = p4 * q5 + std::iter::zip(&pieces3, a).map(|(x, y)| x * y).sum::<f64>();
-        helper_halving(b, s1, 0, k + 1) + s1
+        (a.mean().unwrap() / (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln())) + s1
     }
 
     #[test]
@@ -2611,37 +2588,55 @@ mod p63 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + ((y - x) + helper_halving(c, x, 0, k + 1)) * ((y - x) + helper_halving(c, x, 0, k + 1))).sqrt();
-        match k % 3 {
-            0 => s1 = y,
-            1 => s1 = s1 * (helper_halving(c, 0.41, 0, k + 1) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()),
-            _ => s1 += x.cos(),
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * ((k as f64 * 0.5) - c[0]);
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
         }
-        match k % 3 {
-            0 => s1 = b.mapv(f64::tanh).sum().tanh(),
-            1 => s1 = s1 * a[k % a.len()],
-            _ => s1 += a.dot(a),
-        }
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (c * helper_halving(b, a[0], 0, k + 1)).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        if (s1 * 0.84) > 0.1 {
-            s1 = (k as f64 * 0.5);
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * x + s1 * 0.1;
         }
         let mut s4 = 1.0;
         for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + a[i] * b.mean().unwrap()).tanh();
+            let n5 = (s4 * 0.5 + c[i] * b.mapv(f64::tanh).sum()).tanh();
             if (n5 - s4).abs() < 0.05 {
                 break;
             }
             s4 = n5;
         }
-        for i in (1..a.len()).step_by(2) {
-            let t6 = b[i] * f64::tanh(0.92).exp();
-            s1 += t6.sin() * a.mean().unwrap();
+        let arr6 = [(k as f64 * 0.5).tanh(), (k as f64 * 0.5).sin(), helper_halving(b, a[0], 0, k + 1)];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        for i in 0..a.len() {
+            s4 = (s4 * 0.7 + a[i] * x).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + b[i] * 0.3;
         }
-        let m8 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let d9 = m8.diag();
-        let mut s7 = d9.mapv(|t| (t * s2).sin()).sum() * a.mean().unwrap() + d9[0] * s2;
-        s2 + s7
+        let mut s9: f64 = {
+            let t8 = ((x * 0.84) - ((k as f64 * 0.5) * s4));
+            t8 * t8 * 0.5 + (1.0 + b[k % a.len()] * b[k % a.len()]).ln()
+        };
+        let mut stack10: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack10.push(c.mapv(|t| (t * s4 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p11 = stack10.pop().unwrap();
+                let q12 = stack10.pop().expect("two");
+                stack10.push((&p11 * 0.5 + &q12).mapv(f64::tanh));
+            }
+        }
+        let mut top13 = (a).to_owned();
+        while let Some(p11) = stack10.pop() {
+            top13 = (&top13 * 0.5 + &p11).mapv(f64::tanh);
+        }
+        for q12 in top13.iter_mut() {
+            *q12 = (q12.sin() + 0.97) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top13).and(a).for_each(|p11, &q12| *p11 += q12 * p11.cos());
+        let s14 = top13.sum();
+        c.dot(c) + s9
     }
 
     #[test]
@@ -2657,24 +2652,17 @@ mod p64 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = x.tanh().exp();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + a[j2 - 1] * (0.83 + (k as f64 * 0.5));
+        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x, (a[i] + helper_halving(c, y, 0, k + 1)).sin()]);
         }
-        let s3 = 'blk: {
-            if (k as f64 * 0.5).tanh().exp() > 0.437 {
-                break 'blk (k as f64 * 0.5).tanh().exp() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (a[0] / (1.0 + s1 * s1));
-                }
-            }
-            helper_array(b, x) - (a[0] / (1.0 + s1 * s1))
-        };
-        helper_recursive(b, x, k % 3).tanh().exp() + s1
+        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
+        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_recursive(a, y, k % 3);
+        }
+        (x / (1.0 + helper_halving(a, u5[0], 0, k + 1) * helper_halving(a, u5[0], 0, k + 1))) + u5.sum() * 0.3
     }
 
     #[test]
@@ -2690,14 +2678,14 @@ mod p65 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
-        match k % 3 {
-            0 => s1 = f64::ln((1.0 + (1.35 - 0.29) * (1.35 - 0.29))),
-            1 => { s1 = c[k % a.len()].tanh().exp(); }
-            _ => s1 = (k as f64 * 0.5),
+        let mut s3 = a.iter().map(|p1| p1 * (1.35 - 0.29)).filter(|p1| p1.abs() > 0.2).last().unwrap_or((1.35 - 0.29));
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + c[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).tanh();
         }
-        let mut s4 = { let (p2, q3) = c.iter().zip(c.iter()).fold((0.0, 1.0), |(p2, q3), (a0, b0)| (p2 + a0 * a.mean().unwrap(), q3 * 0.9 + b0)); p2 * q3 };
-        ((s4 + (k as f64 * 0.5)) * helper_recursive(b, x, k % 3)) + s4
+        helper_halving(a, helper_recursive(a, y, k % 3), 0, k + 1) + s3
     }
 
     #[test]
@@ -2714,16 +2702,30 @@ mod p66 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        s1 += ((1.20 * s1) / (1.0 + (k as f64 * 0.5).tanh() * (k as f64 * 0.5).tanh()));
-        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + a[i] * 1.25).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
-            }
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => c[i] * c[0],
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w2 * y.tanh();
         }
-        0.68 + s2
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y.tanh() };
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * 0.28).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += b[i] * 0.2;
+        }
+        (0.68 / (1.0 + (1.05 - x) * (1.05 - x))) + s1
     }
 
     #[test]
@@ -2739,45 +2741,44 @@ mod p67 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(a, (1.28 * a[k % a.len()]).tanh().exp());
+        if x.cos() > 0.1 {
+            s1 = helper_scalar((k as f64 * 0.5), 1.36);
+        } else {
+            s1 = s1 * helper_recursive(b, a[k % a.len()].cos(), k % 3);
+        }
+        let arr2 = [(1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), 1.24, x];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut s4 = 1.0;
         for i in 0..a.len() {
-            h1 = (&h1 * 0.5 + b).mapv(f64::sin);
-        }
-        let mut s2 = x;
-        match k % 3 {
-            0 => s2 = (b.mapv(f64::tanh).sum() * (y / (1.0 + y * y))),
-            1 => s2 = s2 * (b.dot(b) - (1.37 - (k as f64 * 0.5))),
-            _ => s2 += (1.0 + b[k % a.len()] * b[k % a.len()]).ln(),
-        }
-        let mut s4: f64 = {
-            let t3 = helper_recursive(&h1, a.mapv(f64::tanh).sum(), k % 3);
-            t3 * t3 * 0.5 + y.cos()
-        };
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * x).tanh();
-                if s2 > 0.3 && j > n5 {
-                    break 'search s2 * s2;
-                }
+            let n5 = (s4 * 0.5 + b[i] * (1.0 + c[a.len() - 1] * c[a.len() - 1]).ln()).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
             }
-            if n5 > 2 {
-                break s2 + s2;
-            }
-        };
-        match k % 4 {
-            j if j > 1 => s2 = s2 * j as f64,
-            _ if (s2 + s2) > 0.2 => s2 = s2 * helper_array(&h1, h1.mapv(f64::tanh).sum()),
-            _ => s2 += (b[k % a.len()] / (1.0 + s4 * s4)),
         }
-        let mut s7 = (1.0 + (h1.mean().unwrap() + helper_halving(&h1, a[a.len() - 1], 0, k + 1)) * (h1.mean().unwrap() + helper_halving(&h1, a[a.len() - 1], 0, k + 1))).sqrt();
         for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + a[i] * b.dot(a)).tanh();
-            let i = (i + 1) % c.len();
-            s4 = s4 + a[i] * 0.3;
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        a.mapv(f64::tanh).sum() + s7 + h1.sum() * 0.3
+        let mut m7 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m7.row_mut(i).assign(&(a * ((1.34 / (1.0 + b[k % a.len()] * b[k % a.len()])) + i as f64)));
+        }
+        let mut s6 = m7.row(1).dot(b) * (s3 + 0.23);
+        match k % 3 {
+            0 => s4 = (a.mean().unwrap() + helper_halving(c, a[a.len() - 1], 0, k + 1)),
+            1 => s4 = s4 * y,
+            _ => s4 += s4,
+        }
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s1 = s1.sin() * 0.9 + a[j8 - 1] * s3.tanh().exp();
+        }
+        b.mapv(f64::tanh).sum() + s6
     }
 
     #[test]
@@ -2793,20 +2794,16 @@ mod p68 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![c.to_owned()];
-        for p2 in 0..2 {
-            let n = l1[p2].mapv(|t| (t * y).sin()) + c;
-            l1.push(n);
+        let mut s1 = (((y * y) + x) * helper_recursive(a, helper_scalar(0.70, y), k % 3));
+        for m in c.iter().take_while(|q| **q > -0.9).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_recursive(a, b[0], k % 3) + s1 * 0.1;
         }
-        let v3 = l1[l1.len() - 1].to_owned();
-        let mut s4 = l1[1][0] * ((k as f64 * 0.5) + y);
-        let s5: f64;
         match k % 3 {
-            0 => s5 = x,
-            1 => { s5 = 0.5; }
-            _ => s5 = helper_recursive(&v3, helper_scalar(0.70, x), k % 3),
+            0 => s1 = y,
+            1 => s1 = s1 * s1,
+            _ => s1 += (s1 / (1.0 + y * y)),
         }
-        (b.dot(c) - a.dot(b)) + s4 + v3.sum() * 0.3
+        helper_scalar(helper_scalar(y, 0.67), (1.0 + y * y).sqrt()) + s1
     }
 
     #[test]
@@ -2823,35 +2820,21 @@ mod p69 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = x;
-        for m in a.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.mean().unwrap() + s1 * 0.1;
-        }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * c.mapv(f64::tanh).sum(), (c[i] + ((k as f64 * 0.5) * x)).sin()]);
+            s1 = (s1 * 0.7 + c[i] * (b[0] + s1)).tanh();
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * 0.49, (a[i] + c.dot(c)).sin()]);
+            w2[i] += (b[i] + (x * x)).sin();
         }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut n10 = 0;
-        let s11 = 'search: loop {
-            n10 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * 0.29).tanh();
-                if s1 > 0.3 && j > n10 {
-                    break 'search s1 * a.dot(c);
-                }
-            }
-            if n10 > 2 {
-                break s1 + a.dot(c);
-            }
-        };
-        s1.tanh().exp() + s1
+        let arr3 = [(1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(), helper_array(b, x), s1];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s1 = s1.sin() * 0.9 + b[j5 - 1] * helper_array(c, s4);
+        }
+        helper_halving(b, a[0], 0, k + 1) + s1 + w2.sum() * 0.3
     }
 
     #[test]
@@ -2867,42 +2850,68 @@ mod p70 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(b);
-        if c[0] < 0.0 {
-            s1 = a.mean().unwrap();
-        } else {
-            s1 = s1 * helper_array(b, a[0]).tanh().exp();
+        let mut s1 = (1.0 + y * y).ln();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut s2 = 1.0;
+        let arr2 = [((k as f64 * 0.5) - s1), helper_scalar(x, b[k % a.len()]), (s1 * s1)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let n3 = (s2 * 0.5 + b[i] * (b[a.len() - 1] - x)).tanh();
-            s2 = n3;
-            if s2.abs() > 0.6 {
-                s2 = 0.6;
+            stack4.push(a.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut s4 = (1.0 + helper_scalar(s2, (1.13 + y)) * helper_scalar(s2, (1.13 + y))).sqrt();
-        for i in (0..a.len()).rev() {
-            s4 = (s4 * 0.7 + a[i] * helper_recursive(b, s2, k % 3)).tanh();
+        let mut top7 = (a).to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
-        let mut j5 = 0;
-        while j5 < a.len() {
-            j5 += 1;
-            s4 = s4.sin() * 0.9 + a[j5 - 1] * (c[a.len() - 1] * s4);
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + c.mean().unwrap()) * 0.5;
         }
-        if k == 3 {
-            return y;
+        ad::ndarray::Zip::from(&mut top7).and(a).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let mut u9 = c.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * y.tanh().exp();
         }
-        'outer: for i in 0..a.len() {
+        for i in (1..a.len()).step_by(2) {
+            let t10 = a[i] * (s8 + s1);
+            if i % 3 == 1 {
+                continue;
+            }
+            let mut q11 = 0.0;
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * x).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
+                q11 += u9[j] * t10;
+            }
+            s1 = s1 + q11.tanh();
+        }
+        let mut prev12: Option<f64> = None;
+        for j in 0..a.len() {
+            if let Some(p13) = prev12 { s1 = s1 * 0.6 + p13 * a[j]; }
+            prev12 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
+        }
+        let s14 = if prev12.is_some() { prev12.unwrap() * (k as f64 * 0.5).tanh().exp() } else { 0.25 };
+        let s15 = 'blk: {
+            if b.mapv(f64::tanh).sum() > 0.437 {
+                break 'blk b.mapv(f64::tanh).sum() * 2.0;
+            }
+            for j in 0..a.len() {
+                if u9[j] > 0.6 {
+                    break 'blk u9[j] + u9.mean().unwrap();
                 }
             }
-            s1 += a[i] * 0.2;
-        }
-        helper_halving(a, b.mapv(f64::tanh).sum(), 0, k + 1) + s4
+            s1.cos() - u9.mean().unwrap()
+        };
+        helper_halving(a, helper_scalar(c[0], x), 0, k + 1) + s1 + u9.sum() * 0.3
     }
 
     #[test]
@@ -2918,38 +2927,30 @@ mod p71 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack1.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * (x / (1.0 + x * x)) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        for i in (1..a.len()).step_by(2) {
+            let t4 = f2[i] * helper_halving(b, (k as f64 * 0.5), 0, k + 1);
+            s1 += t4.sin() * x.tanh().exp();
+        }
+        let (s5, v6) = helper_pair(a, (x / (1.0 + s1 * s1)));
+        let s7 = s5 * v6.sum();
+        let mut s8 = x;
+        let mut stack9: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack9.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * 1.12 * w).tanh();
+            if j % 3 == 2 {
+                stack9.pop();
             }
         }
-        let mut top4 = (b).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        let mut j10 = 0;
+        while j10 < a.len() {
+            j10 += 1;
+            s8 = s8.sin() * 0.9 + c[j10 - 1] * f2[a.len() - 1];
         }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + (x * y)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top4).and(b).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let mut s6: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in b.iter().enumerate() {
-                s6 = (s6 * 0.6 + (v * j as f64) * s6.tanh().exp() + k as f64 * 0.1).sin();
-            }
-        }
-        let mut s7 = b.dot(b);
-        for m in c.iter().map(|s6| (s6 * 0.7).sin()) {
-            s7 = s7 * 0.8 + m * 1.11 + s6 * 0.1;
-        }
-        s6 = (helper_halving(a, c[a.len() - 1], 0, k + 1) / (1.0 + s7 * s7));
-        let v8 = c.mapv(|t| { let u = t * s6; u * u - t });
-        let mut s11 = c.iter().map(|p9| p9 * (1.0 + v8[a.len() - 1] * v8[a.len() - 1]).ln()).enumerate().skip(1).zip(b.iter().map(|q10| q10.cos())).map(|((q10, p9), b0)| p9 * b0 * q10 as f64).sum::<f64>();
-        (b.dot(c) - s7) + s11 + v8.sum() * 0.3
+        let mut s11 = f2[0];
+        c[a.len() - 1] + s11 + f2.sum() * 0.3
     }
 
     #[test]
@@ -2966,49 +2967,29 @@ mod p72 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * a.mean().unwrap()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * helper_recursive(c, 1.09, k % 3);
-                }
-            }
-            if n2 > 2 {
-                break s1 + helper_recursive(c, 1.09, k % 3);
-            }
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = b[i] * f64::tanh(0.54).exp();
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + x * x).sqrt().tanh().exp() * j as f64,
+            _ if ((k as f64 * 0.5) * s1) > 0.2 => s1 = s1 * (helper_scalar(1.40, 0.54) / (1.0 + y * y)),
+            _ => s1 += (1.0 + y * y).ln(),
         }
+        let mut s2 = b.mean().unwrap();
+        let mut s4: f64 = {
+            let t3 = s2;
+            t3 * t3 * 0.5 + helper_array(b, x)
+        };
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * helper_recursive(a, w4[a.len() - 1], k % 3)).tanh();
-                if s1 > 0.3 && j > i {
+                s4 = (s4 * 0.8 + a[j] * helper_recursive(b, s2, k % 3)).tanh();
+                if s4 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s1 += a[i] * 0.2;
+            s4 += a[i] * 0.2;
         }
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.mean().unwrap() + y * 0.1;
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (b.dot(a) / (1.0 + (x - s3) * (x - s3))) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * ((1.0 + s1 * s1).ln() - (s3 * y)),
-            _ => s1 += (k as f64 * 0.5),
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if f64::ln((1.0 + 0.61 * 0.61)) > 0.2 => s1 = s1 * w4.mean().unwrap(),
-            _ => s1 += c[a.len() - 1].tanh().exp(),
-        }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * f64::cos(1.02)).tanh();
-        }
-        (helper_array(b, s3) / (1.0 + w4[0].tanh().exp() * w4[0].tanh().exp())) + s1 + w4.sum() * 0.3
+        let mut s5 = (1.0 + (c[a.len() - 1] + b[0].sin()) * (c[a.len() - 1] + b[0].sin())).sqrt();
+        s5 = (s5 * 0.5 + (k as f64 * 0.5)).tanh();
+        let v6 = (b + a);
+        f64::ln((1.0 + 0.61 * 0.61)).cos() + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -3024,20 +3005,36 @@ mod p73 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * (k as f64 * 0.5).cos());
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (c * helper_array(c, x)).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * a.mapv(f64::tanh).sum();
+        }
+        let mut s2 = helper_scalar((x + helper_recursive(a, y, k % 3)), (helper_scalar((k as f64 * 0.5), y) + f64::cos(0.46)));
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + u1[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
         match k % 3 {
-            0 => s2 = ((k as f64 * 0.5) * 0.65).cos(),
-            1 => s2 = s2 * (b[0] + c[a.len() - 1].tanh().exp()),
-            _ => s2 += helper_scalar(0.40, (k as f64 * 0.5)),
+            0 => s2 = y,
+            1 => s2 = s2 * (f64::cos(0.40) * x),
+            _ => s2 += x.tanh().exp(),
         }
-        if k % 2 == 1 {
-            let x = x * 0.5 + helper_recursive(&v1, s2, k % 3);
-            s2 = (s2 * 0.8 + x * 0.3).tanh();
-        }
-        s2 += x * 0.2;
-        v1.mean().unwrap() + s2 + v1.sum() * 0.3
+        let s4 = 'blk: {
+            if helper_recursive(&u1, s2, k % 3) > 0.437 {
+                break 'blk helper_recursive(&u1, s2, k % 3) * 2.0;
+            }
+            for j in 0..a.len() {
+                if u1[j] > 0.6 {
+                    break 'blk u1[j] + c.mean().unwrap();
+                }
+            }
+            a[0].tanh() - c.mean().unwrap()
+        };
+        b.mean().unwrap() + s2 + u1.sum() * 0.3
     }
 
     #[test]
@@ -3053,70 +3050,31 @@ mod p74 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * (k as f64 * 0.5) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        if k == 3 {
+            return y;
         }
-        let mut s3 = b.mapv(f64::tanh).sum().tanh();
-        let s4 = 'blk: {
-            if b.dot(b) > 0.437 {
-                break 'blk b.dot(b) * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + (1.0 + c[0] * c[0]).ln();
-                }
-            }
-            (y - s3) - (1.0 + c[0] * c[0]).ln()
+        let mut s1 = x;
+        let mut s3: f64 = {
+            let t2 = b.mapv(f64::tanh).sum().tanh();
+            t2 * t2 * 0.5 + (c[a.len() - 1] * (k as f64 * 0.5))
         };
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s3 = (s3 * 0.7 + c[i] * (b[k % a.len()] - c[a.len() - 1])).tanh();
+        let s4: f64;
+        match k % 3 {
+            0 => s4 = c[0],
+            1 => { s4 = 0.5; }
+            _ => s4 = s3,
         }
-        let s5 = 'blk: {
-            if f64::tanh(1.03).exp() > 0.437 {
-                break 'blk f64::tanh(1.03).exp() * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + y.tanh().exp();
-                }
-            }
-            (0.26 + (k as f64 * 0.5)) - y.tanh().exp()
-        };
-        for i in 0..a.len() {
-            let w6 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_halving(c, x, 0, k + 1),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
-                }
-            };
-            s1 += w6 * (1.0 + y * y).sqrt();
+        s1 += (y * (b[k % a.len()] - c[a.len() - 1]));
+        let mut prev5 = Some((x / (1.0 + 0.94 * 0.94)));
+        for j in 0..a.len() {
+            if let Some(p6) = prev5 { s3 = s3 * 0.6 + p6 * a[j]; }
+            if j % 2 == 1 { prev5 = None; } else { prev5 = Some(a[j] + (x / (1.0 + 0.94 * 0.94))); }
         }
-        let s7 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + y * y).sqrt() };
-        for i in (0..a.len()).rev() {
-            let t8 = a[i] * a.mapv(f64::tanh).sum();
-            let mut u9 = t8;
-            if t8 > 0.1 {
-                u9 = u9 * a[(i + 1) % a.len()];
-            }
-            s3 += u9;
-            if i == 3 {
-                break;
-            }
+        let s7 = if prev5.is_some() { prev5.unwrap() * (x / (1.0 + 0.94 * 0.94)) } else { 0.25 };
+        if k == 3 {
+            return a.mapv(f64::tanh).sum();
         }
-        s1 + s3
+        x + s3
     }
 
     #[test]
@@ -3132,68 +3090,28 @@ mod p75 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        let mut s1 = helper_array(a, helper_array(b, y).tanh().exp());
+        let mut s4 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p2, q3)| p2 * q3 + (k as f64 * 0.5)).sum::<f64>();
+        let g6 = |p7: f64| (p7 * s4).tanh();
+        let mut s5 = g6(b.mapv(f64::tanh).sum()) + g6(b[0]);
+        let s8: f64;
+        match k % 3 {
+            0 => s8 = s5.tanh().cos(),
+            1 => { s8 = 0.5; }
+            _ => s8 = x,
+        }
+        let mut s9 = s5;
+        let mut pieces10 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            stack1.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
-            }
+            pieces10.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_halving(a, (k as f64 * 0.5), 0, k + 1), (b[i] + c.mapv(f64::tanh).sum()).sin()]);
         }
-        let mut top4 = (a).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        let [p11, q12] = [pieces10.first().copied().unwrap(), *pieces10.last().unwrap()];
+        let s13 = p11 * q12 + std::iter::zip(&pieces10, b).map(|(x, y)| x * y).sum::<f64>();
+        let mut u14 = a.to_owned();
+        for i in 1..u14.len() {
+            u14[i] = u14[i - 1] * 0.5 + u14[i] * (k as f64 * 0.5).cos();
         }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + c.mapv(f64::tanh).sum()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let mut s6 = helper_halving(b, y, 0, k + 1);
-        s6 += helper_halving(b, 0.25, 0, k + 1);
-        let mut stack7: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack7.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p8 = stack7.pop().unwrap();
-                let q9 = stack7.pop().expect("two");
-                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
-            }
-        }
-        let mut top10 = (b).to_owned();
-        while let Some(p8) = stack7.pop() {
-            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
-        }
-        for q9 in top10.iter_mut() {
-            *q9 = (q9.sin() + helper_halving(a, y, 0, k + 1)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top10).and(b).for_each(|p8, &q9| *p8 += q9 * p8.cos());
-        let s11 = top10.sum();
-        for i in (1..a.len()).step_by(2) {
-            let t12 = a[i] * helper_array(c, (k as f64 * 0.5));
-            s6 += t12 * t12 * 0.5;
-            s6 -= a[(i + 1) % a.len()] * ((k as f64 * 0.5) + s5);
-        }
-        match k % 4 {
-            j if j > 1 => s6 = helper_halving(a, y.tanh(), 0, k + 1) * j as f64,
-            _ if helper_halving(a, 0.45, 0, k + 1) > 0.2 => s6 = s6 * (k as f64 * 0.5).cos(),
-            _ => s6 += c.mapv(f64::tanh).sum(),
-        }
-        let mut h13 = b.to_owned();
-        for i in (0..a.len()).rev() {
-            let n14 = (&h13 * s5 + b).mapv(f64::tanh);
-            h13.assign(&n14);
-        }
-        let mut s15 = 1.0;
-        for i in 0..a.len() {
-            let n16 = (s15 * 0.5 + b[i] * x).tanh();
-            if (n16 - s15).abs() < 0.05 {
-                break;
-            }
-            s15 = n16;
-        }
-        helper_halving(a, h13.mean().unwrap(), 0, k + 1) + s15 + h13.sum() * 0.3
+        b.mapv(f64::tanh).sum() + s9 + u14.sum() * 0.3
     }
 
     #[test]
@@ -3209,21 +3127,22 @@ mod p76 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + (k as f64 * 0.5)).sin();
-        }
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if w1[p3] > b[p3] {
-                l2.push((w1[p3] * helper_recursive(b, (k as f64 * 0.5), k % 3)).sin());
-            } else {
-                l2.push(b[p3] * y);
+        let mut s1 = x.tanh().exp();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * helper_recursive(a, (k as f64 * 0.5), k % 3)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += c[i] * 0.2;
         }
-        let s4 = l2.get(k % 4).copied().unwrap_or(helper_recursive(b, (k as f64 * 0.5), k % 3));
-        let mut s5 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0] + s4;
-        helper_recursive(a, w1[a.len() - 1], k % 3).sin() + s5 + w1.sum() * 0.3
+        for i in 0..a.len() {
+            let y = y * 0.5 + f64::sin(0.43);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        (c.dot(b) - x.tanh().exp()) + s1
     }
 
     #[test]
@@ -3239,35 +3158,52 @@ mod p77 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()).sqrt(), x.cos().tanh().exp());
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack1.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            }
         }
-        s1 += (1.0 + x * x).sqrt();
-        if c[0] < 0.0 {
-            s1 = (0.98 * c.dot(c));
+        let mut top4 = (b).to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        let mut s3: f64 = {
-            let t2 = (y - f64::tanh(0.66).exp());
-            t2 * t2 * 0.5 + s1.tanh().exp()
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * s1.sin();
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * 0.5;
         }
-        let mut s7 = c.iter().scan(0.0, |q6, p5| { *q6 = *q6 * 0.5 + p5 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)); Some(*q6) }).take_while(|p5| *p5 < 1.5).map(|p5| p5.tanh()).sum::<f64>();
-        let s8: f64;
+        ad::ndarray::Zip::from(&mut top4).and(b).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = ((k as f64 * 0.5) * x).cos().tanh().exp();
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * (k as f64 * 0.5) + s6 * 0.1;
+        }
+        let v7 = (b + b);
+        let (s8, v9) = helper_pair(c, (s5 - (k as f64 * 0.5)));
+        let s10 = s8 * v9.sum();
+        let s11: f64;
         match k % 3 {
-            0 => s8 = helper_array(c, a.mapv(f64::tanh).sum()),
-            1 => { s8 = 0.5; }
-            _ => s8 = s7.tanh().exp(),
+            0 => s11 = (f64::tanh(0.66).exp() + s6.tanh().exp()),
+            1 => { s11 = s10; }
+            _ => s11 = helper_scalar((k as f64 * 0.5), c.mean().unwrap()),
         }
-        let (s9, v10) = helper_pair(a, (x - (k as f64 * 0.5)));
-        let s11 = s9 * v10.sum();
-        (a[0] + (s11 + s3)) + s7
+        for i in (0..a.len()).rev() {
+            s6 = (s6 * 0.7 + a[i] * s5).tanh();
+            let i = (i + 1) % c.len();
+            s6 = s6 + c[i] * 0.3;
+            if i == 3 {
+                break;
+            }
+        }
+        let mut prev12: Option<f64> = if k % 2 == 0 { Some(s5 * 0.5) } else { None };
+        for j in 0..a.len() {
+            s6 += match prev12 { Some(p13) => (p13 * s5).sin(), None => c[j] };
+            prev12 = Some(c[j] * s5);
+        }
+        let s14 = if prev12.is_some() { prev12.unwrap() * s5 } else { 0.25 };
+        (v7[a.len() - 1].cos() - a[0]) + s6 + v7.sum() * 0.3
     }
 
     #[test]
@@ -3284,26 +3220,35 @@ mod p78 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sqrt() * b.mapv(f64::tanh).sum());
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * b.mean().unwrap(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * x;
+        for m in c.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.mean().unwrap() + y * 0.1;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x };
-        let (s4, v5) = helper_pair(c, (k as f64 * 0.5));
-        let s6 = s4 * v5.sum();
         for i in 0..a.len() {
-            let t7 = c[i] * (k as f64 * 0.5);
-            s1 += t7.sin() * s1;
+            let t2 = c[i] * a.mapv(f64::tanh).sum();
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * c[(i + 1) % a.len()];
+            }
+            s1 += u3;
         }
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack4.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+            }
+        }
+        let mut top7 = (b).to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
+        }
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + s1) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(b).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
         f64::tanh(0.27).exp().tanh().exp() + s1
     }
 
@@ -3320,31 +3265,19 @@ mod p79 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack1.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
-            }
+        let mut s1 = f64::cos(0.63);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + c[i] * (y / (1.0 + x * x))).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + c[i] * 0.3;
         }
-        let mut top4 = (a).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        let mut s2 = (x - s1);
+        let mut v3 = c.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + y) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let mut s6 = ((helper_scalar(x, (k as f64 * 0.5)) / (1.0 + s5 * s5)) * helper_halving(b, helper_array(a, s5), 0, k + 1));
-        match k % 3 {
-            0 => s6 = helper_array(a, ((k as f64 * 0.5) + y)),
-            1 => s6 = s6 * x,
-            _ => s6 += s6,
-        }
-        b[0] + s6
+        let s4 = s2 * v3.sum();
+        helper_array(a, ((k as f64 * 0.5) + y)) + s1
     }
 
     #[test]
@@ -3360,16 +3293,29 @@ mod p80 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![a.to_owned()];
-        for p2 in 0..2 {
-            let n = l1[p2].mapv(|t| (t * x).sin()) + a;
-            l1.push(n);
+        let mut s1: f64 = 0.44;
+        for i in (0..a.len()).rev() {
+            let t2 = c[i] * (k as f64 * 0.5);
+            if i % 3 == 1 {
+                continue;
+            }
+            s1 += t2.sin() * ((k as f64 * 0.5) + a[k % a.len()]);
         }
-        let v3 = l1[l1.len() - 1].to_owned();
-        let mut s4 = l1[1][0] * x;
-        let arr5 = [x.tanh().exp(), ((k as f64 * 0.5) + b[k % a.len()]), (v3[0] - v3[0])];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        helper_halving(b, (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln(), 0, k + 1) + s4 + v3.sum() * 0.3
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => c[i] * helper_halving(c, y, 0, k + 1),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
+                }
+            };
+            s1 += w3 * (1.0 + s1 * s1).sqrt();
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + s1 * s1).sqrt() };
+        a.mean().unwrap() + s1
     }
 
     #[test]
@@ -3385,24 +3331,40 @@ mod p81 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt() * (1.0 + c[a.len() - 1] * c[a.len() - 1]).sqrt()).sqrt() + helper_recursive(b, (x / (1.0 + y * y)), k % 3));
-        if c[0] < 0.0 {
-            s1 = a.dot(c);
-        } else {
-            s1 = s1 * (s1 / (1.0 + helper_halving(b, y, 0, k + 1) * helper_halving(b, y, 0, k + 1)));
-        }
-        let (s2, v3) = helper_pair(c, y.tanh().exp());
-        let s4 = s2 * v3.sum();
-        for k in 0..2 {
-            for v in c.iter() {
-                s1 += v * helper_recursive(c, (k as f64 * 0.5), k % 3);
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack1.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * a[k % a.len()];
+        let mut top4 = (b).to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        u5.mapv(f64::tanh).sum() + s1 + u5.sum() * 0.3
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + b[a.len() - 1].tanh().exp()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(b).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = (k as f64 * 0.5);
+        let mut v7 = b.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        }
+        let s8 = s6 * v7.sum();
+        if k == 3 {
+            return (((k as f64 * 0.5) * y) - s8.tanh().exp());
+        }
+        let s9: f64;
+        match k % 3 {
+            0 => s9 = helper_recursive(a, s8, k % 3),
+            1 => { s9 = 0.5; }
+            _ => s9 = helper_halving(b, a.dot(c), 0, k + 1),
+        }
+        helper_scalar(y, x.tanh().exp())
     }
 
     #[test]
@@ -3418,22 +3380,11 @@ mod p82 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * x.sin(), (a[i] + x).sin()]);
-        }
-        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
-        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut s5 = (helper_halving(c, (s4 * x), 0, k + 1) * helper_halving(b, c.mapv(f64::tanh).sum(), 0, k + 1));
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s5 = (s5 * 0.7 + a[j] * (s5 + s4) * w).tanh();
-            if j % 3 == 2 {
-                stack6.pop();
-            }
-        }
-        (helper_recursive(b, b[a.len() - 1], k % 3) - (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()) + s5
+        let arr1 = [a.mean().unwrap(), (x / (1.0 + a[0] * a[0])), (y / (1.0 + 0.57 * 0.57))];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let arr3 = [(y + 1.10), (y - x), helper_recursive(b, s2, k % 3)];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        helper_recursive(b, (x * b[a.len() - 1]), k % 3)
     }
 
     #[test]
@@ -3449,42 +3400,48 @@ mod p83 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(f64::sin);
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + v1.dot(&v1)).sin();
+        let mut s1 = a.dot(c);
+        let mut prev2 = Some((x - (k as f64 * 0.5)));
+        for j in 0..a.len() {
+            s1 = s1 * 0.5 + prev2.unwrap_or((x - (k as f64 * 0.5))) * b[j];
+            if j % 2 == 1 { prev2 = None; } else { prev2 = Some(b[j] + (x - (k as f64 * 0.5))); }
         }
-        if k == 3 {
-            return helper_recursive(&v1, v1[0], k % 3);
-        }
-        let mut s3 = y;
+        let s4 = if prev2.is_some() { prev2.unwrap() * (x - (k as f64 * 0.5)) } else { 0.25 };
         if k % 2 == 0 {
-            s3 = y;
+            s1 = 0.5;
         } else {
-            s3 = s3 * helper_array(&v1, v1[a.len() - 1].sin());
+            s1 = k as f64 * 0.25;
         }
-        for i in 0..a.len() {
-            if i % 3 == 2 {
-                continue;
+        s1 += (k as f64 * 0.5).sin();
+        let (s5, v6) = helper_pair(c, a.mapv(f64::tanh).sum());
+        let s7 = s5 * v6.sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * y).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s3 = (s3 * 0.7 + b[i] * (y * x)).tanh();
-            let i = (i + 1) % c.len();
-            s3 = s3 + v1[i] * 0.3;
+            s1 += c[i] * 0.2;
         }
-        match k % 3 {
-            0 => s3 = ((x - (k as f64 * 0.5)) - x),
-            1 => s3 = s3 * helper_recursive(a, y, k % 3),
-            _ => s3 += y,
-        }
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + v1[i] * helper_recursive(a, (k as f64 * 0.5), k % 3)).tanh();
-            if (n5 - s4).abs() < 0.05 {
-                break;
+        let g9 = |p10: f64| (p10 * (k as f64 * 0.5)).tanh();
+        let mut s8 = g9(b.mean().unwrap()) + g9(b[0]);
+        let mut n11 = 0;
+        let s12 = 'search: loop {
+            n11 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a[a.len() - 1]).tanh();
+                if s1 > 0.3 && j > n11 {
+                    break 'search s1 * (x - (k as f64 * 0.5));
+                }
             }
-            s4 = n5;
-        }
-        helper_array(&v1, (s3 / (1.0 + 0.21 * 0.21))) + s4 + w2.sum() * 0.3
+            if n11 > 2 {
+                break s1 + (x - (k as f64 * 0.5));
+            }
+        };
+        let (s13, v14) = helper_pair(c, ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))));
+        let s15 = s13 * v14.sum();
+        (k as f64 * 0.5) + s8
     }
 
     #[test]
@@ -3500,19 +3457,33 @@ mod p84 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(a.dot(a), (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt());
-        s1 = (s1 * 0.5 + s1).tanh();
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + b[j2 - 1] * c.mapv(f64::tanh).sum();
+        if k == 3 {
+            return helper_scalar(a.dot(a), (1.0 + x * x).sqrt());
         }
-        let l3 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s5 = l3.iter().enumerate().map(|(p4, v)| v.sum() * p4 as f64).sum::<f64>() + l3[2].dot(a);
-        let m7 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d8 = m7.diag();
-        let mut s6 = d8.mapv(|t| (t * s1).sin()).sum() * a.mapv(f64::tanh).sum() + d8[0] * (1.0 + x * x).ln();
-        c.mean().unwrap().sin() + s6
+        let mut s1 = y;
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * x.sin();
+                }
+            }
+            if n2 > 2 {
+                break s1 + x.sin();
+            }
+        };
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 = (s1 * 0.6 + (v * j as f64) * b.dot(b) + k as f64 * 0.1).sin();
+            }
+        }
+        let mut s5: f64 = {
+            let t4 = x;
+            t4 * t4 * 0.5 + s3
+        };
+        a.mapv(f64::tanh).sum() + s5
     }
 
     #[test]
@@ -3528,45 +3499,40 @@ mod p85 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [b.mapv(f64::tanh).sum(), (x * 1.37), (k as f64 * 0.5)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = c.mean().unwrap();
-        let mut v4 = b.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
-        }
-        let s5 = s3 * v4.sum();
-        let arr6 = [b[0], helper_array(c, y), ((k as f64 * 0.5) - (k as f64 * 0.5))];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        let mut s8 = (c.mapv(f64::tanh).sum() * helper_recursive(a, f64::ln((1.0 + 1.02 * 1.02)), k % 3));
-        for i in 0..a.len() {
-            let w9 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_array(a, 0.83),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s8 += w9 * (s5 * 0.75);
-        }
-        let s10 = if s8 < 5.0 { s8 * 0.5 } else { return s8 * (s5 * 0.75) };
-        if 0.93 > 0.1 {
-            s8 = a.mean().unwrap();
-        } else {
-            s8 = s8 * helper_scalar(a.mean().unwrap(), s7);
-        }
-        let mut s11 = 1.0;
-        for i in 0..a.len() {
-            let n12 = (s11 * 0.5 + c[i] * (s2 + s5)).tanh();
-            if (n12 - s11).abs() < 0.05 {
-                break;
+        let mut s1 = b.mapv(f64::tanh).sum();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = a[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
             }
-            s11 = n12;
+            s1 = s1 + q3.tanh();
         }
-        b.mapv(f64::tanh).sum() + s11
+        for m in c.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * x + y * 0.1;
+        }
+        let mut n4 = 0;
+        let s5 = 'search: loop {
+            n4 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * ((k as f64 * 0.5) * s1)).tanh();
+                if s1 > 0.3 && j > n4 {
+                    break 'search s1 * helper_recursive(a, s1, k % 3);
+                }
+            }
+            if n4 > 2 {
+                break s1 + helper_recursive(a, s1, k % 3);
+            }
+        };
+        if k == 3 {
+            return b.mean().unwrap();
+        }
+        if c[0] < 0.0 {
+            s1 = helper_halving(c, s5, 0, k + 1);
+        } else {
+            s1 = s1 * (0.91 * (y * 0.93));
+        }
+        s5 + s1
     }
 
     #[test]
@@ -3582,37 +3548,32 @@ mod p86 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * c.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_recursive(a, (k as f64 * 0.5), k % 3),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
+        let (s1, v2) = helper_pair(b, helper_recursive(c, y, k % 3));
+        let s3 = s1 * v2.sum();
+        let mut s5: f64 = {
+            let t4 = helper_scalar(s3, x.sin());
+            t4 * t4 * 0.5 + helper_scalar(y, (k as f64 * 0.5))
+        };
+        let s6 = 'blk: {
+            if (x + 1.35) > 0.437 {
+                break 'blk (x + 1.35) * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + c[k % a.len()];
                 }
-            };
-            s1 += w2 * a[k % a.len()].cos();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a[k % a.len()].cos() };
-        let arr4 = [(1.35 * (k as f64 * 0.5)), y, ((k as f64 * 0.5) / (1.0 + a[0] * a[0]))];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        let mut stack6: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack6.pop() {
+            }
+            ((k as f64 * 0.5) / (1.0 + a[0] * a[0])) - c[k % a.len()]
+        };
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + a[j] * f64::cos(0.24) * w).tanh();
+            s5 = (s5 * 0.7 + a[j] * f64::cos(0.24) * w).tanh();
             if j % 3 == 2 {
-                stack6.pop();
+                stack7.pop();
             }
         }
-        helper_scalar((x * s3), (0.93 * y)) + s1
+        helper_scalar((x * s5), (0.93 * y)) + s5
     }
 
     #[test]
@@ -3646,25 +3607,18 @@ mod p87 {
                 break s2 + helper_recursive(&w1, 0.62, k % 3);
             }
         };
-        let mut stack5: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack5.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p6 = stack5.pop().unwrap();
-                let q7 = stack5.pop().expect("two");
-                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+        let s5 = 'blk: {
+            if (k as f64 * 0.5).tanh().exp() > 0.437 {
+                break 'blk (k as f64 * 0.5).tanh().exp() * 2.0;
             }
-        }
-        let mut top8 = (c).to_owned();
-        while let Some(p6) = stack5.pop() {
-            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
-        }
-        for q7 in top8.iter_mut() {
-            *q7 = (q7.sin() + y.tanh()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top8).and(c).for_each(|p6, &q7| *p6 += q7 * p6.cos());
-        let s9 = top8.sum();
-        (k as f64 * 0.5) + s2 + w1.sum() * 0.3
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + y;
+                }
+            }
+            a.dot(a) - y
+        };
+        helper_scalar(y, y) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -3680,12 +3634,31 @@ mod p88 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        let mut s3: f64 = {
-            let t2 = helper_halving(b, f64::tanh(0.75).exp(), 0, k + 1);
-            t2 * t2 * 0.5 + y.sin()
-        };
-        y + s3
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack1.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            }
+        }
+        let mut top4 = (b).to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        }
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + c[a.len() - 1].tanh().exp()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(b).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = (1.0 + x * x).sqrt();
+        let mut v7 = a.to_owned();
+        for i in 0..2 {
+            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        }
+        let s8 = s6 * v7.sum();
+        y
     }
 
     #[test]
@@ -3701,44 +3674,38 @@ mod p89 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (c[i] + c.mean().unwrap()).sin();
+        let (s1, v2) = helper_pair(c, c.mean().unwrap());
+        let s3 = s1 * v2.sum();
+        let mut u4 = c.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(a, 0.28);
         }
-        let arr2 = [f64::ln((1.0 + 0.24 * 0.24)), y, 0.77];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut s4 = 1.0;
-        for i in 0..a.len() {
-            let n5 = (s4 * 0.5 + w1[i] * helper_array(&w1, s3)).tanh();
-            if (n5 - s4).abs() < 0.05 {
+        let mut s5 = helper_array(&u4, ((k as f64 * 0.5) - helper_halving(&u4, y, 0, k + 1)));
+        let mut s6 = b.mapv(f64::tanh).sum();
+        let mut s7 = helper_halving(b, u4[k % a.len()], 0, k + 1);
+        let mut v8 = c.to_owned();
+        for i in 0..2 {
+            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
+        }
+        let s9 = s7 * v8.sum();
+        let mut h10 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h10.mapv_inplace(|t| (t * s5).tanh());
+            h10.scaled_add(0.5, c);
+            if i == 3 {
                 break;
             }
-            s4 = n5;
         }
-        let mut l6 = Vec::with_capacity(3);
-        let mut h8 = b.to_owned();
-        for i in (0..k % 3) {
-            h8 = (&h8 * y + &w1).mapv(f64::tanh);
-            l6.push(h8.clone());
-        }
-        let mut q9 = h8.sum();
-        for p7 in &l6 {
-            q9 += p7.dot(b) * 0.5;
-        }
-        let mut s10 = q9;
-        for i in (0..a.len()).step_by(2) {
-            s10 = (s10 * 0.7 + c[i] * (a[0] / (1.0 + x * x))).tanh();
-        }
-        s10 += 0.87;
-        let mut s11 = 1.0;
-        for i in 0..a.len() {
-            let n12 = (s11 * 0.5 + a[i] * ((k as f64 * 0.5) + s10)).tanh();
-            if (n12 - s11).abs() < 0.05 {
-                break;
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s5 = (s5 * 0.8 + h10[j] * helper_scalar(b[k % a.len()], 0.87)).tanh();
+                if s5 > 0.3 && j > i {
+                    continue 'outer;
+                }
             }
-            s11 = n12;
+            s5 += h10[i] * 0.2;
         }
-        (k as f64 * 0.5) + s11 + w1.sum() * 0.3
+        c.dot(b) + s6 + h10.sum() * 0.3
     }
 
     #[test]
@@ -3754,16 +3721,19 @@ mod p90 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        if k == 3 {
-            return y;
-        }
         let mut s1 = y;
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if s1 > 0.2 => s1 = s1 * s1,
-            _ => s1 += helper_scalar(y, s1),
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + a[i] * (1.0 + s1 * s1).ln()).tanh();
         }
-        b.mean().unwrap() + s1
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * a[a.len() - 1];
+            }
+        }
+        (helper_halving(a, 1.15, 0, k + 1) / (1.0 + helper_halving(a, s1, 0, k + 1) * helper_halving(a, s1, 0, k + 1))) + s1
     }
 
     #[test]
@@ -3780,29 +3750,37 @@ mod p91 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.mean().unwrap();
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y.tanh().exp()).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * helper_halving(c, x, 0, k + 1);
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * x;
         }
         if k % 2 == 0 {
-            s1 = (1.0 + y * y).sqrt();
+            s1 = 0.5;
         } else {
-            s1 = s1 * ((0.38 - b[a.len() - 1]) * a.mapv(f64::tanh).sum());
+            s1 = k as f64 * 0.25;
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] += (c[i] + x).sin();
+        s1 += (1.26 * (k as f64 * 0.5));
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * a.dot(c)).tanh();
         }
-        let mut s5 = a.iter().zip(a.iter()).map(|(p3, q4)| p3 * (1.14 + 1.05) - q4).reduce(f64::max).unwrap();
-        let mut s8 = c.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p6, q7)| p6 * q7 + c.mean().unwrap()).sum::<f64>();
-        let f10 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[w2.view(), (&w2 * (s8 + s8)).view()]).unwrap();
-        let mut s9 = f10.mapv(f64::tanh).dot(&f10) * 0.2;
-        b.mean().unwrap() + s9 + w2.sum() * 0.3
+        let mut s3 = ad::ndarray::array![helper_recursive(a, x, k % 3), helper_halving(a, y, 0, k + 1), c.mean().unwrap()].mapv(f64::sin).sum();
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * 0.79;
+        }
+        let mut stack5: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack5.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s3 = (s3 * 0.7 + c[j] * s3 * w).tanh();
+            if j % 3 == 2 {
+                stack5.pop();
+            }
+        }
+        a[a.len() - 1] + s3 + u4.sum() * 0.3
     }
 
     #[test]
@@ -3818,27 +3796,26 @@ mod p92 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * (1.26 / (1.0 + y * y));
+        let mut s1 = helper_halving(a, helper_scalar(helper_array(a, (k as f64 * 0.5)), c[0]), 0, k + 1);
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * b.mean().unwrap();
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        let mut h3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_recursive(b, y, k % 3), (a[i] + a.mean().unwrap()).sin()]);
+            h3 = (&h3 * 0.5 + b).mapv(f64::sin);
+            if i == 3 {
+                break;
+            }
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut s6 = y;
-        for i in (1..a.len()).step_by(2) {
-            let t7 = u1[i] * (y + 0.64);
-            s6 += t7.sin() * y.cos();
+        s1 = (h3.mean().unwrap() * (k as f64 * 0.5).cos());
+        for i in 0..a.len() {
+            let y = y * 0.5 + (0.80 - 0.82);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        match k % 4 {
-            j if j > 1 => s6 = (((k as f64 * 0.5) / (1.0 + s6 * s6)) / (1.0 + s5 * s5)) * j as f64,
-            _ if helper_scalar(0.46, s5) > 0.2 => s6 = s6 * u1[k % a.len()],
-            _ => s6 += a.mean().unwrap(),
-        }
-        f64::sqrt((1.0 + 0.21 * 0.21)) + s6 + u1.sum() * 0.3
+        s1 += y * 0.2;
+        h3.dot(b) + s1 + h3.sum() * 0.3
     }
 
     #[test]
@@ -3854,29 +3831,34 @@ mod p93 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
-        match k % 3 {
-            0 => s1 = (a.mapv(f64::tanh).sum() + (y * y)),
-            1 => { s1 = 0.5; }
-            _ => s1 = y,
+        let mut s1 = (a.mapv(f64::tanh).sum() + (a[a.len() - 1] * y));
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + a[j2 - 1] * y;
         }
-        let mut s2 = y;
-        if k == 3 {
-            return helper_recursive(c, a.dot(a), k % 3);
+        let mut u3 = c.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * c[0].tanh().exp();
         }
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + a[j] * c.dot(b) * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
+        match k % 4 {
+            j if j > 1 => s1 = (u3.dot(a) / (1.0 + 0.22 * 0.22)) * j as f64,
+            _ if helper_halving(b, x, 0, k + 1) > 0.2 => s1 = s1 * helper_recursive(&u3, c.dot(c), k % 3),
+            _ => s1 += 1.30,
+        }
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s4 = (s4 * 0.6 + v * u3[0] + k as f64 * 0.1).sin();
             }
         }
-        let mut h4 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h4 = (&h4 * 0.5 + a).mapv(f64::sin);
+        let s5: f64;
+        match k % 3 {
+            0 => s5 = helper_scalar((b[k % a.len()] * y), helper_halving(&u3, y, 0, k + 1)),
+            1 => { s5 = helper_scalar(s4, 1.34); }
+            _ => s5 = helper_recursive(b, (a[k % a.len()] - s4), k % 3),
         }
-        s1 + s2 + h4.sum() * 0.3
+        s5 + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -3893,36 +3875,19 @@ mod p94 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let v1 = a.mapv(f64::sin);
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![v1[i] * helper_halving(b, (k as f64 * 0.5), 0, k + 1), (v1[i] + v1[a.len() - 1]).sin()]);
+        let v2 = v1.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s3 = v1[a.len() - 1].tanh().exp();
+        if k % 2 == 1 {
+            let y = y * 0.5 + (b[0] - x);
+            s3 = (s3 * 0.8 + y * 0.3).tanh();
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut s6 = (1.0 + c[0] * c[0]).ln();
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_halving(a, 0.90, 0, k + 1),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s6 += w7 * helper_halving(b, (k as f64 * 0.5), 0, k + 1);
+        s3 += y * 0.2;
+        match k % 4 {
+            j if j > 1 => s3 = helper_halving(c, helper_halving(a, (k as f64 * 0.5), 0, k + 1), 0, k + 1) * j as f64,
+            _ if (x + a[k % a.len()]) > 0.2 => s3 = s3 * c.dot(b),
+            _ => s3 += ((k as f64 * 0.5) - 0.33),
         }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * helper_halving(b, (k as f64 * 0.5), 0, k + 1) };
-        let mut stack9: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack9.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + v1[j] * b.mean().unwrap() * w).tanh();
-            if j % 3 == 2 {
-                stack9.pop();
-            }
-        }
-        a.mapv(f64::tanh).sum() + s6 + v1.sum() * 0.3
+        ((v2[0] - (k as f64 * 0.5)) + y.cos()) + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -3938,18 +3903,40 @@ mod p95 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.mean().unwrap();
-        for m in b.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * c.dot(a) + y * 0.1;
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + a[i] * a.dot(b)).tanh();
+            s1 = n2;
+            if s1.abs() > 0.6 {
+                s1 = 0.6;
+            }
         }
-        let v2 = (c * c).mapv(f64::tanh);
-        let mut s5 = (0..a.len()).map(|q4| c[q4] * b[q4] + (s1 * (k as f64 * 0.5))).sum::<f64>();
-        match k % 4 {
-            j if j > 1 => s1 = 0.97 * j as f64,
-            _ if (v2[k % a.len()] - (k as f64 * 0.5)) > 0.2 => s1 = s1 * a.dot(b),
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => a[i] * helper_halving(c, s1, 0, k + 1),
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w3 * y;
+        }
+        let s4 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * y };
+        match k % 3 {
+            0 => s1 = (b[k % a.len()] * helper_recursive(b, 0.97, k % 3)),
+            1 => s1 = s1 * b.dot(b),
             _ => s1 += (x / (1.0 + s1 * s1)),
         }
-        s5 + s5 + v2.sum() * 0.3
+        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * x, (b[i] + s4).sin()]);
+        }
+        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
+        let s8 = p6 * q7 + std::iter::zip(&pieces5, c).map(|(x, y)| x * y).sum::<f64>();
+        helper_scalar(f64::sqrt((1.0 + 0.55 * 0.55)), (c[k % a.len()] / (1.0 + 0.92 * 0.92))) + s1
     }
 
     #[test]
@@ -3965,24 +3952,38 @@ mod p96 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = ((1.0 + x.tanh().exp() * x.tanh().exp()).ln() / (1.0 + (a[k % a.len()] / (1.0 + (x * x) * (x * x))) * (a[k % a.len()] / (1.0 + (x * x) * (x * x)))));
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * b.mapv(f64::tanh).sum()).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_halving(c, y, 0, k + 1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * (1.0 + y * y).sqrt();
         }
-        let mut s4: f64 = {
-            let t3 = helper_recursive(c, ((k as f64 * 0.5) / (1.0 + a[k % a.len()] * a[k % a.len()])), k % 3);
-            t3 * t3 * 0.5 + (s1 * y)
-        };
-        let mut s6: f64 = {
-            let t5 = (c[a.len() - 1] - (1.0 + s1 * s1).sqrt());
-            t5 * t5 * 0.5 + helper_halving(c, s4, 0, k + 1)
-        };
-        let mut s7 = a.mapv(f64::tanh).sum();
-        (k as f64 * 0.5) + s7
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (1.0 + y * y).sqrt() };
+        if k % 2 == 0 {
+            s1 = s3;
+        } else {
+            s1 = s1 * ((k as f64 * 0.5) + (y * x));
+        }
+        match k % 3 {
+            0 => s1 = (k as f64 * 0.5),
+            1 => s1 = s1 * 1.07,
+            _ => s1 += helper_recursive(a, s3, k % 3),
+        }
+        let s4: f64;
+        match k % 3 {
+            0 => s4 = (y / (1.0 + b.dot(c) * b.dot(c))),
+            1 => { s4 = (k as f64 * 0.5); }
+            _ => s4 = b.mean().unwrap(),
+        }
+        ((s4 / (1.0 + c[0] * c[0])) + helper_scalar((k as f64 * 0.5), x)) + s1
     }
 
     #[test]
@@ -3998,30 +3999,43 @@ mod p97 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_array(b, helper_scalar(y.sin(), a[0].tanh()));
         for i in 0..a.len() {
-            w1[i] = b[i] * helper_halving(b, y, 0, k + 1);
+            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5)).tanh();
         }
-        let mut s2 = b[0];
-        s2 += x;
-        let mut h3 = Array1::<f64>::zeros(a.len());
+        let mut w2 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            h3 = (&h3 * 0.5 + &w1).mapv(f64::sin);
+            w2[i] = b[i] * (k as f64 * 0.5);
         }
-        let mut s6 = b.iter().rev().skip(1).zip(h3.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + (1.35 * x)).sum::<f64>();
-        let mut s9 = b.iter().take_while(|p7| **p7 < 0.8).map(|p7| (p7 * (s6 - x)).sin()).sum::<f64>();
-        if k % 2 == 0 {
-            s6 = 0.5;
-        } else {
-            s6 = k as f64 * 0.25;
+        let mut j3 = 0;
+        while j3 < a.len() {
+            j3 += 1;
+            s1 = s1.sin() * 0.9 + a[j3 - 1] * (k as f64 * 0.5);
         }
-        s6 += helper_array(&w1, 0.76);
-        let mut j10 = 0;
-        while j10 < a.len() {
-            j10 += 1;
-            s6 = s6.sin() * 0.9 + b[j10 - 1] * x.tanh().exp();
+        let mut s4 = helper_scalar((helper_array(&w2, x) - helper_scalar((k as f64 * 0.5), 0.84)), (c.mean().unwrap() / (1.0 + x.tanh().exp() * x.tanh().exp())));
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + a[j] * helper_scalar(0.48, (k as f64 * 0.5))).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * helper_scalar(0.58, s1);
+                }
+            }
+            if n5 > 2 {
+                break s4 + helper_scalar(0.58, s1);
+            }
+        };
+        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(), (c[i] + y).sin()]);
         }
-        (c.dot(&w1) - (k as f64 * 0.5)) + s9 + h3.sum() * 0.3
+        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
+        let s10 = p8 * q9 + std::iter::zip(&pieces7, b).map(|(x, y)| x * y).sum::<f64>();
+        for m in w2.iter().take_while(|q| **q > -0.9).map(|x| (x * 0.7).sin()) {
+            s4 = s4 * 0.8 + m * x + x * 0.1;
+        }
+        helper_halving(a, 1.07, 0, k + 1).cos() + s4 + w2.sum() * 0.3
     }
 
     #[test]
@@ -4037,48 +4051,53 @@ mod p98 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = c.dot(a);
+        for m in c.iter().take_while(|q| **q > -0.9).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * f64::tanh(0.25) + s1 * 0.1;
+        }
+        let mut prev2 = Some(b.mapv(f64::tanh).sum());
+        for j in 0..a.len() {
+            if let Some(p3) = prev2 { s1 = s1 * 0.6 + p3 * b[j]; }
+            if j % 2 == 1 { prev2 = None; } else { prev2 = Some(b[j] + b.mapv(f64::tanh).sum()); }
+        }
+        let s4 = if prev2.is_some() { prev2.unwrap() * b.mapv(f64::tanh).sum() } else { 0.25 };
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * (y - c[k % a.len()])).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
-        }
-        let mut s5 = a.iter().chain(c.iter()).rev().enumerate().map(|(q4, p3)| p3 * helper_recursive(c, b[0], k % 3) * (q4 as f64 * 0.1 + 1.0)).sum::<f64>();
-        let mut stack6: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack6.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p7 = stack6.pop().unwrap();
-                let q8 = stack6.pop().expect("two");
-                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
-            }
-        }
-        let mut top9 = (a).to_owned();
-        while let Some(p7) = stack6.pop() {
-            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
-        }
-        for q8 in top9.iter_mut() {
-            *q8 = (q8.sin() + s1) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top9).and(a).for_each(|p7, &q8| *p7 += q8 * p7.cos());
-        let s10 = top9.sum();
-        let v11 = b.mapv(f64::sin);
-        let mut n12 = 0;
-        let s13 = 'search: loop {
-            n12 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_scalar(s10, y)).tanh();
-                if s1 > 0.3 && j > n12 {
-                    break 'search s1 * (k as f64 * 0.5);
+            let w5 = match i % 3 {
+                0 => continue,
+                1 => c[i] * (s4 - (k as f64 * 0.5)),
+                _ => {
+                    if c[i] > 0.8 {
+                        break;
+                    }
+                    c[i].tanh()
                 }
+            };
+            s1 += w5 * x.tanh();
+        }
+        let s6 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * x.tanh() };
+        let mut w7 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w7[i] = b[i] * (k as f64 * 0.5);
+        }
+        let mut stack8: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack8.push(w7.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p9 = stack8.pop().unwrap();
+                let q10 = stack8.pop().expect("two");
+                stack8.push((&p9 * 0.5 + &q10).mapv(f64::tanh));
             }
-            if n12 > 2 {
-                break s1 + (k as f64 * 0.5);
-            }
-        };
-        s5 + s5 + v11.sum() * 0.3
+        }
+        let mut top11 = (&w7).to_owned();
+        while let Some(p9) = stack8.pop() {
+            top11 = (&top11 * 0.5 + &p9).mapv(f64::tanh);
+        }
+        for q10 in top11.iter_mut() {
+            *q10 = (q10.sin() + helper_recursive(&w7, 0.97, k % 3)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top11).and(&w7).for_each(|p9, &q10| *p9 += q10 * p9.cos());
+        let s12 = top11.sum();
+        b.mean().unwrap() + s1 + w7.sum() * 0.3
     }
 
     #[test]
@@ -4094,29 +4113,12 @@ mod p99 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_halving(a, x, 0, k + 1) - helper_scalar((y + a[a.len() - 1]), b.mapv(f64::tanh).sum()));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (b[a.len() - 1] * y)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * a.dot(b);
-                }
-            }
-            if n2 > 2 {
-                break s1 + a.dot(b);
-            }
-        };
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * s1 * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
-            }
+        let arr1 = [(a[0] - 0.29), f64::tanh(0.34), (a[a.len() - 1] - 0.57)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        if k == 3 {
+            return b.mean().unwrap();
         }
-        s1 + s1
+        helper_array(b, ((k as f64 * 0.5) / (1.0 + x * x)))
     }
 
     #[test]
@@ -4138,40 +4140,29 @@ mod p100 {
             j2 += 1;
             s1 = s1.sin() * 0.9 + b[j2 - 1] * x;
         }
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_scalar(x, 1.00);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
+        }
+        s1 += y * 0.2;
+        match k % 3 {
+            0 => s1 = y,
+            1 => s1 = s1 * s1,
+            _ => s1 += (x / (1.0 + 1.23 * 1.23)),
+        }
         let mut pieces3 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_scalar(x, 1.00), (b[i] + helper_scalar(a[0], (k as f64 * 0.5))).sin()]);
+            pieces3.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * b.mapv(f64::tanh).sum(), (c[i] + helper_recursive(b, x, k % 3)).sin()]);
         }
         let [p4, q5] = [pieces3.first().copied().unwrap(), *pieces3.last().unwrap()];
         let s6 = p4 * q5 + std::iter::zip(&pieces3, b).map(|(x, y)| x * y).sum::<f64>();
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * helper_scalar(0.38, y)).tanh();
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for v in c.iter() {
+                s7 += v * x;
+            }
         }
-        let s7 = 'blk: {
-            if helper_recursive(b, x, k % 3) > 0.437 {
-                break 'blk helper_recursive(b, x, k % 3) * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + helper_array(c, c[0]);
-                }
-            }
-            (s6 - b[a.len() - 1]) - helper_array(c, c[0])
-        };
-        let mut n8 = 0;
-        let s9 = 'search: loop {
-            n8 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * b.dot(a)).tanh();
-                if s1 > 0.3 && j > n8 {
-                    break 'search s1 * (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-                }
-            }
-            if n8 > 2 {
-                break s1 + (s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            }
-        };
-        (k as f64 * 0.5) + s1
+        (1.0 + helper_array(b, 1.07) * helper_array(b, 1.07)).sqrt() + s7
     }
 
     #[test]
@@ -4187,30 +4178,18 @@ mod p101 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (helper_recursive(a, a.mean().unwrap(), k % 3) / (1.0 + y * y));
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * y,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * a.mean().unwrap();
+        let arr1 = [(c[0] / (1.0 + c[0] * c[0])), y, helper_halving(b, y, 0, k + 1)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        if k == 3 {
+            return 0.52;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + b[i] * y.tanh().exp()).tanh();
+        let mut s3 = helper_scalar(a.mean().unwrap().tanh().exp(), helper_halving(a, a.dot(b), 0, k + 1));
+        match k % 3 {
+            0 => s3 = a.mean().unwrap(),
+            1 => s3 = s3 * (k as f64 * 0.5),
+            _ => s3 += (1.0 + x * x).sqrt(),
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * s3.tanh().exp()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + b[i] * 0.3;
-        }
-        x + s1
+        helper_array(c, b.mapv(f64::tanh).sum()) + s3
     }
 
     #[test]
@@ -4226,38 +4205,58 @@ mod p102 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| t * t * 0.5 - t);
-        let mut w2 = Array1::<f64>::zeros(a.len());
+        let mut s1 = helper_recursive(a, x.tanh().exp().sin(), k % 3);
         for i in 0..a.len() {
-            w2[i] += (a[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin();
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (x * 0.50)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s3: f64 = 0.32;
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + v1[j] * helper_halving(a, w2[k % a.len()], 0, k + 1)).tanh();
-                if s3 > 0.3 && j > i {
-                    continue 'outer;
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_halving(b, s1, 0, k + 1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            s3 += v1[i] * 0.2;
+            };
+            s1 += w2 * helper_halving(b, s1, 0, k + 1);
         }
-        let v4 = c.mapv(|t| (t * y).sin() + y * 0.5);
-        let mut s5 = 1.0;
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_halving(b, s1, 0, k + 1) };
+        let mut s6 = c.iter().zip(a.iter()).map(|(p4, q5)| p4 * helper_array(a, (k as f64 * 0.5)) - q5).reduce(f64::max).unwrap();
+        let mut s8: f64 = {
+            let t7 = helper_recursive(a, x, k % 3);
+            t7 * t7 * 0.5 + (k as f64 * 0.5).sin()
+        };
+        let mut l9 = vec![0.0; a.len()];
+        for p10 in 0..a.len() {
+            l9[p10] = b[p10] * helper_recursive(a, s6, k % 3);
+        }
+        l9[0] += s6;
+        let v11 = Array1::from(l9);
+        let mut s12 = v11[0] * 0.5;
         for i in 0..a.len() {
-            let n6 = (s5 * 0.5 + b[i] * y.tanh().exp()).tanh();
-            s5 = n6;
-            if s5.abs() > 0.6 {
-                s5 = 0.6;
-            }
+            let w13 = match i % 3 {
+                0 => continue,
+                1 => b[i] * ((k as f64 * 0.5) + a[a.len() - 1]),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s6 += w13 * (y * x);
         }
-        if k % 2 == 0 {
-            s5 = 0.5;
-        } else {
-            s5 = k as f64 * 0.25;
-        }
-        s5 += a.mapv(f64::tanh).sum();
-        let v7 = b.mapv(f64::sin);
-        helper_recursive(c, 0.95, k % 3).tanh() + s5 + v7.sum() * 0.3
+        let s14 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * (y * x) };
+        let mut s17 = v11.iter().fold(0.5, |q16, p15| (q16 * 0.8 + p15 * y).tanh());
+        (f64::sqrt((1.0 + 1.29 * 1.29)) + (a[0] - c[0])) + s17 + v11.sum() * 0.3
     }
 
     #[test]
@@ -4273,28 +4272,37 @@ mod p103 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a + b);
-        let mut s2 = b.mapv(f64::tanh).sum();
-        for m in c.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * x + y * 0.1;
+        let mut s1: f64 = 0.55;
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (1.0 + x * x).ln() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] = v1[i] * (s2 + x);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * x).tanh();
         }
-        let mut s6 = c.iter().filter(|p4| **p4 > 0.0).map(|p4| p4 * helper_array(a, 1.24)).sum::<f64>();
-        let mut s7 = helper_recursive(&v1, c.mapv(f64::tanh).sum().sin(), k % 3);
-        let mut u8 = a.to_owned();
-        for i in 1..u8.len() {
-            u8[i] = u8[i - 1] * 0.5 + u8[i] * helper_recursive(b, (k as f64 * 0.5), k % 3);
+        let mut s3 = helper_halving(a, y, 0, k + 1);
+        for i in (0..a.len()).rev() {
+            s3 = (s3 * 0.7 + a[i] * (y / (1.0 + s3 * s3))).tanh();
         }
-        let s9: f64;
-        match k % 3 {
-            0 => s9 = (s2 + 0.66).tanh().exp(),
-            1 => { s9 = s6; }
-            _ => s9 = helper_scalar(helper_recursive(&w3, s2, k % 3), y),
+        let mut u4 = b.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * helper_array(a, 0.36);
         }
-        ((k as f64 * 0.5) / (1.0 + (u8[0] / (1.0 + 0.38 * 0.38)) * (u8[0] / (1.0 + 0.38 * 0.38)))) + s7 + u8.sum() * 0.3
+        let mut u5 = a.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (y / (1.0 + s1 * s1));
+        }
+        if k % 2 == 0 {
+            s3 = 0.5;
+        } else {
+            s3 = k as f64 * 0.25;
+        }
+        s3 += (k as f64 * 0.5).tanh().exp();
+        helper_recursive(&u4, u5.mean().unwrap(), k % 3) + s3 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4310,16 +4318,23 @@ mod p104 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = b.mapv(f64::tanh).sum();
-        for m in a.iter().filter(|q| **q > 0.1).map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (k as f64 * 0.5).tanh().exp() + y * 0.1;
+        let mut s1: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s1 += (v * j as f64) * (1.25 * y);
+            }
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * helper_halving(a, a[0], 0, k + 1), (b[i] + helper_scalar(s1, c[k % a.len()])).sin()]);
-        }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
+        let s2 = 'blk: {
+            if (1.0 + s1 * s1).sqrt() > 0.437 {
+                break 'blk (1.0 + s1 * s1).sqrt() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + x;
+                }
+            }
+            helper_scalar(s1, c[k % a.len()]) - x
+        };
         f64::ln((1.0 + 0.22 * 0.22)) + s1
     }
 
@@ -4336,31 +4351,24 @@ mod p105 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_array(c, 1.14), (a[i] + helper_recursive(b, (k as f64 * 0.5), k % 3)).sin()]);
+        let mut s1 = (helper_array(c, (x + (k as f64 * 0.5))) - helper_halving(a, b.dot(c), 0, k + 1));
+        s1 = y.sin();
+        let v2 = b.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        if k == 3 {
+            return helper_scalar(1.31, 0.82).cos();
         }
-        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
-        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = a[i] * b.dot(c);
-        }
-        let mut s6 = y.tanh().exp();
-        match k % 4 {
-            j if j > 1 => s6 = helper_array(c, 1.05) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s6 = s6 * b.mapv(f64::tanh).sum(),
-            _ => s6 += (b[a.len() - 1] - c[0]),
-        }
-        let mut s7 = 1.0;
-        for i in 0..a.len() {
-            let n8 = (s7 * 0.5 + c[i] * s4.tanh().exp()).tanh();
-            if (n8 - s7).abs() < 0.05 {
-                break;
+        let s3 = 'blk: {
+            if ((k as f64 * 0.5) * c[k % a.len()]) > 0.437 {
+                break 'blk ((k as f64 * 0.5) * c[k % a.len()]) * 2.0;
             }
-            s7 = n8;
-        }
-        s4 + s7 + w5.sum() * 0.3
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + helper_recursive(c, c[0], k % 3);
+                }
+            }
+            c.mean().unwrap() - helper_recursive(c, c[0], k % 3)
+        };
+        helper_halving(&v2, (s1 + y), 0, k + 1) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -4376,46 +4384,29 @@ mod p106 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        let mut s1 = (helper_halving(a, a[a.len() - 1], 0, k + 1) + c[0]).cos();
         for i in 0..a.len() {
-            stack1.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * (s1 * x)).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        let mut top4 = (c).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        if c[0] < 0.0 {
+            s1 = a.mean().unwrap().tanh().exp();
+        } else {
+            s1 = s1 * helper_scalar(helper_halving(c, s1, 0, k + 1), (1.0 + x * x).ln());
         }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + x.tanh().exp()) * 0.5;
+        if (1.0 + c[0] * c[0]).sqrt() > 0.1 {
+            s1 = helper_array(c, (k as f64 * 0.5).cos());
         }
-        ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let mut s6 = helper_scalar(helper_scalar(s5, y), (s5 * x)).tanh().exp();
-        for i in 0..a.len() {
-            let w7 = match i % 3 {
-                0 => continue,
-                1 => c[i] * x,
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s6 += w7 * c.dot(a);
+        if k % 2 == 0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * (1.0 + helper_recursive(a, (k as f64 * 0.5), k % 3) * helper_recursive(a, (k as f64 * 0.5), k % 3)).ln();
         }
-        let s8 = if s6 < 5.0 { s6 * 0.5 } else { return s6 * c.dot(a) };
-        let mut h9 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            h9.mapv_inplace(|t| (t * y).tanh());
-            h9.scaled_add(0.5, c);
-        }
-        let mut s10 = s8;
-        (1.0 + (1.22 - y) * (1.22 - y)).ln() + s10 + h9.sum() * 0.3
+        b.dot(a).tanh().exp() + s1
     }
 
     #[test]
@@ -4431,35 +4422,39 @@ mod p107 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
-        match k % 3 {
-            0 => s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(),
-            1 => { s1 = 0.5; }
-            _ => s1 = x,
+        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + y;
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * y;
-        }
-        let v3 = c.mapv(f64::sin);
-        let mut s4 = (k as f64 * 0.5);
+        s1 += s1 * 0.2;
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            let y = y * 0.5 + (k as f64 * 0.5);
-            s4 = (s4 * 0.8 + y * 0.3).tanh();
+            let n3 = (s2 * 0.5 + c[i] * (s1 * 0.34)).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
+            }
         }
-        s4 += y * 0.2;
-        let s5: f64;
+        let mut w4 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w4[i] += (c[i] + (k as f64 * 0.5)).sin();
+        }
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s2 = s2.sin() * 0.9 + a[j5 - 1] * x;
+        }
+        let v6 = (a * (0.48 / (1.0 + x * x)));
+        let arr7 = [w4[0], s1.tanh().exp(), 1.33];
+        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
+        let s9: f64;
         match k % 3 {
-            0 => s5 = s4,
-            1 => { s5 = helper_recursive(&v3, 0.48, k % 3); }
-            _ => s5 = s4,
+            0 => s9 = ((a[a.len() - 1] - (k as f64 * 0.5)) / (1.0 + (1.0 + y * y).sqrt() * (1.0 + y * y).sqrt())),
+            1 => { s9 = 0.5; }
+            _ => s9 = v6.dot(&v6),
         }
-        let mut s7: f64 = {
-            let t6 = (u2[0] * y.tanh().exp());
-            t6 * t6 * 0.5 + 1.33
-        };
-        s4 = 0.46;
-        (v3[a.len() - 1] * s1) + s7 + v3.sum() * 0.3
+        (1.0 + helper_recursive(&w4, (k as f64 * 0.5), k % 3) * helper_recursive(&w4, (k as f64 * 0.5), k % 3)).sqrt() + s2 + v6.sum() * 0.3
     }
 
     #[test]
@@ -4475,41 +4470,20 @@ mod p108 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack1.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
-            }
+        let mut s1 = b.mean().unwrap();
+        match k % 4 {
+            j if j > 1 => s1 = (helper_halving(c, (k as f64 * 0.5), 0, k + 1) / (1.0 + (1.00 - x) * (1.00 - x))) * j as f64,
+            _ if helper_array(a, b[k % a.len()]) > 0.2 => s1 = s1 * y.cos(),
+            _ => s1 += helper_array(a, 0.28),
         }
-        let mut top4 = (a).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        let mut s3: f64 = {
+            let t2 = helper_recursive(c, (k as f64 * 0.5), k % 3);
+            t2 * t2 * 0.5 + (y + s1)
+        };
+        for m in b.iter().take_while(|q| **q > -0.9).map(|s3| (s3 * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * a[k % a.len()] + s3 * 0.1;
         }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + y.tanh().exp()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let mut s6 = (helper_scalar(0.71, (k as f64 * 0.5)) - y).sin();
-        for i in 0..a.len() {
-            let t7 = a[i] * helper_array(a, 1.29);
-            if i % 3 == 1 {
-                continue;
-            }
-            s6 += t7.sin() * x;
-        }
-        let mut stack8: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack8.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s6 = (s6 * 0.7 + a[j] * (x + s5) * w).tanh();
-            if j % 3 == 2 {
-                stack8.pop();
-            }
-        }
-        (a[k % a.len()] + (k as f64 * 0.5).tanh().exp()) + s6
+        helper_scalar(x, b.mean().unwrap()) + s3
     }
 
     #[test]
@@ -4525,15 +4499,21 @@ mod p109 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = b.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * x;
+        let mut s1 = b.mean().unwrap();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * helper_halving(b, a[0], 0, k + 1);
         }
-        let mut h2 = a.to_owned();
-        for i in (0..a.len()).rev() {
-            h2 = (&h2 * 0.5 + a).mapv(f64::sin);
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * (s1 + 0.55) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
         }
-        x + h2.sum() * 0.3
+        b.dot(c) + s1
     }
 
     #[test]
@@ -4549,34 +4529,15 @@ mod p110 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_halving(b, c.mapv(f64::tanh).sum(), 0, k + 1);
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * y.sin()).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1.tanh().exp();
-                }
-            }
-            if n2 > 2 {
-                break s1 + s1.tanh().exp();
-            }
-        };
-        for i in (1..a.len()).step_by(2) {
-            let t4 = c[i] * (0.55 * b[0]);
-            let mut u5 = t4;
-            if t4 > 0.1 {
-                u5 = u5 * a[(i + 1) % a.len()];
-            }
-            s1 += u5;
-        }
+        let f2 = Array1::from_shape_fn(a.len(), |i3| b[i3] * helper_halving(a, y, 0, k + 1) + i3 as f64 * 0.1);
+        let mut s1 = f2.sum() * 0.3;
+        let mut w4 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            let t6 = b[i] * b.dot(a);
-            s1 += t6 * t6 * 0.5;
-            s1 -= a[(i + 1) % a.len()] * (x - y);
+            w4[i] += (b[i] + helper_scalar(s1, c[0])).sin();
         }
-        f64::tanh(1.05).exp().tanh() + s1
+        let arr5 = [y, (x + 0.95), (k as f64 * 0.5)];
+        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
+        c.dot(c) + s1 + w4.sum() * 0.3
     }
 
     #[test]
@@ -4592,69 +4553,43 @@ mod p111 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (c * b[k % a.len()].sin());
-        let mut s2 = helper_array(b, f64::cos(0.71));
+        let mut s1 = (helper_recursive(c, y, k % 3).sin() * helper_halving(a, a.mean().unwrap(), 0, k + 1));
+        let s2 = 'blk: {
+            if s1 > 0.437 {
+                break 'blk s1 * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + x.tanh();
+                }
+            }
+            a.mean().unwrap() - x.tanh()
+        };
+        let f4: Array1<f64> = c.iter().rev().map(|p5| (p5 * s1).tanh() + (s2 - a[k % a.len()])).collect();
+        let mut s3 = f4.dot(&f4) * 0.1;
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * (s2 * x)).tanh();
-                if s2 > 0.3 && j > i {
-                    break 'outer;
+                s3 = (s3 * 0.8 + c[j] * 0.24).tanh();
+                if s3 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            s2 += b[i] * 0.2;
+            s3 += c[i] * 0.2;
         }
-        let mut h3 = c.to_owned();
-        for i in 0..a.len() {
-            h3.mapv_inplace(|t| (t * s2).tanh());
-            h3.scaled_add(0.5, c);
+        let mut l6 = vec![c.to_owned()];
+        for p7 in 0..2 {
+            let n = l6[p7].mapv(|t| (t * s3).sin()) + a;
+            l6.push(n);
         }
-        for i in (0..a.len()).rev() {
-            let t4 = a[i] * helper_array(b, x);
-            let mut q5 = 0.0;
-            for j in 0..a.len() {
-                q5 += b[j] * t4;
-            }
-            s2 = s2 + q5.tanh();
+        let v8 = l6[l6.len() - 1].to_owned();
+        let mut s9 = l6[1][0] * f4.mapv(f64::tanh).sum();
+        for m in a.iter().take_while(|q| **q > -0.9).map(|s9| (s9 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar(s1, 0.67) + s9 * 0.1;
         }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + v1[j] * c[k % a.len()]).tanh();
-                if s2 > 0.3 && j > n6 {
-                    break 'search s2 * a.mapv(f64::tanh).sum();
-                }
-            }
-            if n6 > 2 {
-                break s2 + a.mapv(f64::tanh).sum();
-            }
-        };
-        let mut l8 = vec![c.to_owned()];
-        for p9 in 0..2 {
-            let n = l8[p9].mapv(|t| (t * x).sin()) + b;
-            l8.push(n);
+        for m in c.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
+            s9 = s9 * 0.8 + m * helper_array(b, s1) + s9 * 0.1;
         }
-        let v10 = l8[l8.len() - 1].to_owned();
-        let mut s11 = l8[1][0] * c.dot(a);
-        let mut stack12: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack12.push(v10.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p13 = stack12.pop().unwrap();
-                let q14 = stack12.pop().expect("two");
-                stack12.push((&p13 * 0.5 + &q14).mapv(f64::tanh));
-            }
-        }
-        let mut top15 = (&v10).to_owned();
-        while let Some(p13) = stack12.pop() {
-            top15 = (&top15 * 0.5 + &p13).mapv(f64::tanh);
-        }
-        for q14 in top15.iter_mut() {
-            *q14 = (q14.sin() + (k as f64 * 0.5)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top15).and(&v10).for_each(|p13, &q14| *p13 += q14 * p13.cos());
-        let s16 = top15.sum();
-        a.dot(&v10) + s11 + v10.sum() * 0.3
+        s3 + s9 + v8.sum() * 0.3
     }
 
     #[test]
@@ -4684,17 +4619,20 @@ mod p112 {
             }
             x - y
         };
-        let f3 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[b.view(), (b * (0.91 / (1.0 + 0.36 * 0.36))).view()]).unwrap();
-        let mut s2 = f3.mapv(f64::tanh).dot(&f3) * 0.2;
-        let mut stack4: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack4.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + b[j] * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * w).tanh();
-            if j % 3 == 2 {
-                stack4.pop();
+        let mut s2 = b.mapv(f64::tanh).sum();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + a[i] * y).tanh();
         }
-        helper_scalar(helper_array(b, (k as f64 * 0.5)), c[k % a.len()].sin()) + s2
+        let mut prev3 = Some((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        for j in 0..a.len() {
+            s2 = s2 * 0.5 + prev3.unwrap_or((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * a[j];
+            prev3 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
+        }
+        let s5 = if prev3.is_some() { prev3.unwrap() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() } else { 0.25 };
+        helper_scalar(helper_scalar(0.66, (k as f64 * 0.5)), x.tanh().exp()) + s2
     }
 
     #[test]
@@ -4710,17 +4648,20 @@ mod p113 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y - (y / (1.0 + y * y)).sin());
+        let mut h1 = b.to_owned();
+        for i in 0..3 {
+            h1.scaled_add((k as f64 * 0.5).sin(), b);
+            if i == 3 {
+                break;
+            }
+        }
+        let mut s2 = helper_recursive(b, ((y - y) / (1.0 + a.mean().unwrap() * a.mean().unwrap())), k % 3);
         for i in 0..a.len() {
-            let x = x * 0.5 + (s1 - y);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+            let x = x * 0.5 + b.mapv(f64::tanh).sum();
+            s2 = (s2 * 0.8 + x * 0.3).tanh();
         }
-        s1 += x * 0.2;
-        let mut u2 = c.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * s1;
-        }
-        a.mean().unwrap() + s1 + u2.sum() * 0.3
+        s2 += x * 0.2;
+        c[0] + s2 + h1.sum() * 0.3
     }
 
     #[test]
@@ -4736,30 +4677,22 @@ mod p114 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x / (1.0 + x * x));
-        let mut v2 = c.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let mut s1 = a[a.len() - 1];
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let s3 = s1 * v2.sum();
-        let mut s4 = (k as f64 * 0.5);
+        s1 += (s1 * (k as f64 * 0.5));
         for i in (0..a.len()).rev() {
-            let t5 = a[i] * (s3 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-            let mut u6 = t5;
-            if t5 > 0.1 {
-                u6 = u6 * c[(i + 1) % a.len()];
+            if i % 3 == 2 {
+                continue;
             }
-            s4 += u6;
-            if i == 3 {
-                break;
-            }
+            s1 = (s1 * 0.7 + a[i] * s1).tanh();
         }
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s4 = s4.sin() * 0.9 + a[j7 - 1] * (c[k % a.len()] - (k as f64 * 0.5));
-        }
-        helper_array(b, y) + s4
+        let arr2 = [(k as f64 * 0.5), (k as f64 * 0.5), 1.01];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        c[k % a.len()] + s1
     }
 
     #[test]
@@ -4775,27 +4708,20 @@ mod p115 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
-        match k % 3 {
-            0 => s1 = 0.95,
-            1 => { s1 = helper_scalar(y, x); }
-            _ => s1 = (helper_halving(c, y, 0, k + 1) / (1.0 + (k as f64 * 0.5).cos() * (k as f64 * 0.5).cos())),
-        }
-        let mut s2 = c.dot(b);
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1: f64 = 0.95;
+        s1 = a.mapv(f64::tanh).sum();
+        let s2 = 'blk: {
+            if (k as f64 * 0.5).cos() > 0.437 {
+                break 'blk (k as f64 * 0.5).cos() * 2.0;
+            }
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * s1).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * y;
+                if b[j] > 0.6 {
+                    break 'blk b[j] + ((k as f64 * 0.5) + x);
                 }
             }
-            if n3 > 2 {
-                break s2 + y;
-            }
+            f64::cos(0.50) - ((k as f64 * 0.5) + x)
         };
-        helper_array(c, f64::tanh(0.31).exp()) + s2
+        (0.38 + helper_recursive(a, y, k % 3)) + s1
     }
 
     #[test]
@@ -4811,45 +4737,21 @@ mod p116 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * helper_halving(c, b[a.len() - 1], 0, k + 1));
-        let mut s2 = helper_halving(a, helper_scalar((x - y), (y + (k as f64 * 0.5))), 0, k + 1);
-        let mut stack3: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack3.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s2 = (s2 * 0.7 + c[j] * x * w).tanh();
-            if j % 3 == 2 {
-                stack3.pop();
+        let mut s1 = y;
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * ((k as f64 * 0.5) * x)).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut stack4: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack4.push(v1.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p5 = stack4.pop().unwrap();
-                let q6 = stack4.pop().expect("two");
-                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
-            }
-        }
-        let mut top7 = (c).to_owned();
-        while let Some(p5) = stack4.pop() {
-            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
-        }
-        for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + (x - s2)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
-        let s8 = top7.sum();
-        for i in 0..a.len() {
-            let mut s2 = s2 * 0.5 + (s2 - s8);
-            s2 = (s2 * 0.8 + s2 * 0.3).tanh();
-        }
-        s2 += s2 * 0.2;
-        let mut h9 = b.to_owned();
-        for i in 0..3 {
-            h9.mapv_inplace(|t| (t * x).tanh());
-            h9.scaled_add(0.5, b);
-        }
-        s8 + s2 + h9.sum() * 0.3
+        let v2 = (a + c);
+        let v3 = v2.mapv(|t| t * t * 0.5 - t);
+        let mut s4 = (1.0 + ((x - y) / (1.0 + c[0].tanh().exp() * c[0].tanh().exp())) * ((x - y) / (1.0 + c[0].tanh().exp() * c[0].tanh().exp()))).sqrt();
+        let mut s7 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + s1).sum::<f64>();
+        helper_recursive(&v2, b[k % a.len()].tanh().exp(), k % 3) + s7 + v3.sum() * 0.3
     }
 
     #[test]
@@ -4866,17 +4768,16 @@ mod p117 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((k as f64 * 0.5) * helper_scalar((a[k % a.len()] * 0.87), 1.04));
-        let mut j2 = 0;
-        while j2 < a.len() {
-            j2 += 1;
-            s1 = s1.sin() * 0.9 + c[j2 - 1] * (x / (1.0 + s1 * s1));
+        for m in b.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * f64::tanh(0.50).exp() + x * 0.1;
         }
-        match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => s1 = s1 * x,
-            _ => s1 += a.mapv(f64::tanh).sum(),
+        if k == 3 {
+            return c.mapv(f64::tanh).sum();
         }
-        0.95 + s1
+        if helper_array(c, a[k % a.len()]) > 0.1 {
+            s1 = (helper_halving(c, (k as f64 * 0.5), 0, k + 1) - (k as f64 * 0.5));
+        }
+        helper_halving(c, helper_scalar(1.15, x), 0, k + 1) + s1
     }
 
     #[test]
@@ -4892,47 +4793,30 @@ mod p118 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (k as f64 * 0.5);
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * 0.82).tanh());
+        match k % 3 {
+            0 => s3 = (y.tanh().exp() - c.dot(c)),
+            1 => s3 = s3 * a.mean().unwrap(),
+            _ => s3 += y,
         }
-        s1 += helper_scalar((k as f64 * 0.5), b[k % a.len()]);
-        s1 += b.dot(b);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (y * (k as f64 * 0.5))).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        let l2 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s4 = l2.iter().enumerate().map(|(p3, v)| v.sum() * p3 as f64).sum::<f64>() + l2[2].dot(a);
+        let mut s4 = helper_array(a, a.mean().unwrap());
         let mut u5 = c.to_owned();
         for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * s1;
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * (1.0 + s3 * s3).sqrt();
         }
-        let mut n6 = 0;
-        let s7 = 'search: loop {
-            n6 += 1;
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + u5[j] * (u5[0] + x)).tanh();
-                if s4 > 0.3 && j > n6 {
-                    break 'search s4 * u5.mean().unwrap();
-                }
-            }
-            if n6 > 2 {
-                break s4 + u5.mean().unwrap();
-            }
-        };
-        let mut u8 = c.to_owned();
-        for i in 1..u8.len() {
-            u8[i] = u8[i - 1] * 0.5 + u8[i] * (x * (k as f64 * 0.5));
+        for i in 0..a.len() {
+            let mut s4 = s4 * 0.5 + (u5[0] + x);
+            s4 = (s4 * 0.8 + s4 * 0.3).tanh();
         }
-        u8.mean().unwrap().tanh() + s4 + u8.sum() * 0.3
+        s4 += s4 * 0.2;
+        let arr6 = [(s4 - (k as f64 * 0.5)), (k as f64 * 0.5).tanh().exp(), s4.tanh()];
+        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
+        if k % 2 == 0 {
+            s4 = helper_halving(b, s4, 0, k + 1);
+        } else {
+            s4 = s4 * helper_array(a, s3);
+        }
+        c.mapv(f64::tanh).sum() + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -4948,12 +4832,16 @@ mod p119 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (b.mean().unwrap() + b.mean().unwrap()).tanh();
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+            let n2 = (s1 * 0.5 + a[i] * (x / (1.0 + y * y))).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
         }
-        s1 = b.mean().unwrap();
-        (f64::sin(0.31) / (1.0 + helper_scalar(x, x) * helper_scalar(x, x))) + s1
+        let mut s5 = b.windows(2).into_iter().enumerate().map(|(q4, p3)| (p3[1] - p3[0] * helper_recursive(a, y, k % 3)) * q4 as f64).sum::<f64>();
+        helper_recursive(c, (s5 / (1.0 + s5 * s5)), k % 3) + s5
     }
 
     #[test]
@@ -4969,28 +4857,48 @@ mod p120 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = c.mapv(f64::tanh).sum();
-        match k % 3 {
-            0 => s1 = helper_array(c, (y / (1.0 + s1 * s1))),
-            1 => s1 = s1 * (1.29 - c.mean().unwrap()),
-            _ => s1 += b.dot(c),
+        let v1 = (a * c).mapv(f64::tanh);
+        let mut s2 = helper_array(c, (helper_recursive(&v1, b[0], k % 3) / (1.0 + 1.29 * 1.29)));
+        if k % 2 == 1 {
+            let y = y * 0.5 + ((k as f64 * 0.5) + (k as f64 * 0.5));
+            s2 = (s2 * 0.8 + y * 0.3).tanh();
         }
-        let m3 = a.view().insert_axis(ad::ndarray::Axis(1)).dot(&a.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s2 = m3.diag().mapv(|t| (t * x).sin()).sum() * a[k % a.len()].tanh().exp();
-        let mut s4 = (c.dot(c) * helper_scalar(x, s1).tanh().exp());
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
+        s2 += y * 0.2;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s2 = (s2 * 0.7 + a[i] * v1.mean().unwrap()).tanh();
         }
-        s4 += a[0];
-        let v5 = b.mapv(|t| { let u = t * y; u * u - t });
-        match k % 4 {
-            j if j > 1 => s1 = (k as f64 * 0.5) * j as f64,
-            _ if v5.mapv(f64::tanh).sum() > 0.2 => s1 = s1 * b.mean().unwrap(),
-            _ => s1 += c.dot(a),
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + v1[j] * ((k as f64 * 0.5) - x)).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * b.mean().unwrap();
+                }
+            }
+            if n3 > 2 {
+                break s2 + b.mean().unwrap();
+            }
+        };
+        let mut w5 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w5[i] = a[i] * (x / (1.0 + s4 * s4));
         }
-        (k as f64 * 0.5) + s4 + v5.sum() * 0.3
+        let s6 = 'blk: {
+            if s2 > 0.437 {
+                break 'blk s2 * 2.0;
+            }
+            for j in 0..a.len() {
+                if w5[j] > 0.6 {
+                    break 'blk w5[j] + (c[0] / (1.0 + s4 * s4));
+                }
+            }
+            w5.dot(&v1) - (c[0] / (1.0 + s4 * s4))
+        };
+        (k as f64 * 0.5) + s2 + w5.sum() * 0.3
     }
 
     #[test]
@@ -5006,18 +4914,28 @@ mod p121 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((a.mapv(f64::tanh).sum() / (1.0 + b.mean().unwrap() * b.mean().unwrap())) - c.mean().unwrap());
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * (0.76 - 1.36)).tanh();
-        }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let s1 = 'blk: {
+            if helper_scalar(y, y) > 0.437 {
+                break 'blk helper_scalar(y, y) * 2.0;
             }
-            s1 = (s1 * 0.7 + c[i] * y).tanh();
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + b.mean().unwrap();
+                }
+            }
+            c.mean().unwrap() - b.mean().unwrap()
+        };
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * (0.76 - 1.36), (a[i] + a.mean().unwrap()).sin()]);
         }
-        let mut s2 = (c.mapv(f64::tanh).sum().tanh() / (1.0 + b.mapv(f64::tanh).sum() * b.mapv(f64::tanh).sum()));
-        (f64::tanh(0.23).exp() * (1.0 + s1 * s1).ln()) + s2
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut s6 = (k as f64 * 0.5);
+        for i in 0..a.len() {
+            s6 = (s6 * 0.7 + c[i] * s1).tanh();
+        }
+        (helper_recursive(b, s1, k % 3) - b.mapv(f64::tanh).sum()) + s6
     }
 
     #[test]
@@ -5034,51 +4952,26 @@ mod p122 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (x - y).cos().tanh().exp();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (y + c[a.len() - 1])).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.16 - y);
-                }
-            }
-            if n2 > 2 {
-                break s1 + (1.16 - y);
-            }
-        };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + c[j4 - 1] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        for m in c.iter().filter(|q| **q > 0.1).map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (y + c[a.len() - 1]) + x * 0.1;
         }
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] += (c[i] + a.dot(a)).sin();
+        let arr2 = [b.dot(c), (y - y), a.mapv(f64::tanh).sum()];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let (s4, v5) = helper_pair(a, b[0]);
+        let s6 = s4 * v5.sum();
+        let mut s9 = b.iter().map(|p7| p7 * f64::sin(1.38)).min_by(|p7, q8| (p7 - f64::sin(1.38)).abs().total_cmp(&(q8 - f64::sin(1.38)).abs())).unwrap();
+        match k % 4 {
+            j if j > 1 => s9 = (b.dot(a) + s6) * j as f64,
+            _ if 0.95 > 0.2 => s9 = s9 * helper_scalar((k as f64 * 0.5), b[k % a.len()].sin()),
+            _ => s9 += helper_scalar(c[0], 1.28),
         }
-        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * 0.81, (c[i] + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).sin()]);
+        let v10 = a.mapv(|t| { let u = t * s1; u * u - t });
+        if (y / (1.0 + s3 * s3)) > 0.1 {
+            s9 = v10.mapv(f64::tanh).sum().tanh().exp();
+        } else {
+            s9 = s9 * helper_scalar((b[0] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), s3.tanh());
         }
-        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
-        let s9 = p7 * q8 + std::iter::zip(&pieces6, a).map(|(x, y)| x * y).sum::<f64>();
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
-            }
-            s1 = (s1 * 0.7 + c[i] * (s1 * (k as f64 * 0.5))).tanh();
-            if i == 3 {
-                break;
-            }
-        }
-        let m11 = c.view().insert_axis(ad::ndarray::Axis(1)).dot(&b.view().insert_axis(ad::ndarray::Axis(0)));
-        let d12 = m11.diag();
-        let mut s10 = d12.mapv(|t| (t * x).sin()).sum() * helper_scalar(s3, a[0]) + d12[0] * c.mapv(f64::tanh).sum();
-        let mut w13 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w13[i] = a[i] * helper_scalar(s9, 0.34);
-        }
-        helper_scalar(b.mean().unwrap(), (y + 1.19)) + s10 + w13.sum() * 0.3
+        y + s9 + v10.sum() * 0.3
     }
 
     #[test]
@@ -5094,31 +4987,38 @@ mod p123 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * 1.19).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+        let mut s3 = b.iter().filter(|p1| **p1 > 0.0).map(|p1| p1 * ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))).sum::<f64>();
+        let mut l4 = Vec::with_capacity(3);
+        let mut h6 = b.to_owned();
+        for i in (0..k % 3) {
+            h6 = (&h6 * y + b).mapv(f64::tanh);
+            l4.push(h6.clone());
         }
-        let mut s3 = helper_halving(b, b.mean().unwrap(), 0, k + 1);
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_halving(c, 0.21, 0, k + 1) + y * 0.1;
+        let mut q7 = h6.sum();
+        for p5 in &l4 {
+            q7 += p5.dot(b) * 0.5;
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * b[k % a.len()]).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
+        let mut s8 = q7;
+        if k % 2 == 0 {
+            s8 = 0.5;
+        } else {
+            s8 = k as f64 * 0.25;
         }
-        s1 = helper_recursive(a, (y * y), k % 3);
-        let arr4 = [helper_halving(b, (k as f64 * 0.5), 0, k + 1), (y * a[0]), a.mean().unwrap()];
-        let s5 = arr4.iter().sum::<f64>() * arr4[k % 3];
-        (a.mean().unwrap() - s1) + s3
+        s8 += b.mean().unwrap();
+        for i in (0..a.len()).step_by(2) {
+            s8 = (s8 * 0.7 + c[i] * c[0]).tanh();
+        }
+        let mut u9 = c.to_owned();
+        for i in 1..u9.len() {
+            u9[i] = u9[i - 1] * 0.5 + u9[i] * s3.tanh().exp();
+        }
+        let s10: f64;
+        match k % 3 {
+            0 => s10 = helper_scalar(helper_halving(c, (k as f64 * 0.5), 0, k + 1), (y * b[0])),
+            1 => { s10 = helper_scalar(0.50, s8); }
+            _ => s10 = u9.mean().unwrap(),
+        }
+        helper_recursive(b, (x - s8), k % 3) + s8 + u9.sum() * 0.3
     }
 
     #[test]
@@ -5134,53 +5034,31 @@ mod p124 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a.mean().unwrap() / (1.0 + (0.66 * helper_halving(c, 0.79, 0, k + 1)) * (0.66 * helper_halving(c, 0.79, 0, k + 1))));
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if y > 0.2 => s1 = s1 * (k as f64 * 0.5),
-            _ => s1 += ((k as f64 * 0.5) - s1),
-        }
-        let mut stack2: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack2.push(b.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p3 = stack2.pop().unwrap();
-                let q4 = stack2.pop().expect("two");
-                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
-            }
-        }
-        let mut top5 = (b).to_owned();
-        while let Some(p3) = stack2.pop() {
-            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
-        }
-        for q4 in top5.iter_mut() {
-            *q4 = (q4.sin() + helper_recursive(a, x, k % 3)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top5).and(b).for_each(|p3, &q4| *p3 += q4 * p3.cos());
-        let s6 = top5.sum();
-        let mut s7 = ad::ndarray::array![c.dot(b), (0.60 - 0.70), b.mean().unwrap()].mapv(f64::sin).sum();
+        let mut s3 = a.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + a.mean().unwrap());
         'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                s7 = (s7 * 0.8 + c[j] * c.mean().unwrap()).tanh();
-                if s7 > 0.3 && j > i {
+                s3 = (s3 * 0.8 + a[j] * c[0].tanh().exp()).tanh();
+                if s3 > 0.3 && j > i {
                     continue 'outer;
                 }
             }
-            s7 += c[i] * 0.2;
+            s3 += a[i] * 0.2;
         }
-        let mut l8 = vec![b.to_owned()];
-        for p9 in 0..2 {
-            let n = l8[p9].mapv(|t| (t * s7).sin()) + b;
-            l8.push(n);
+        let mut u4 = a.to_owned();
+        for i in 1..u4.len() {
+            u4[i] = u4[i - 1] * 0.5 + u4[i] * a[a.len() - 1];
         }
-        let v10 = l8[l8.len() - 1].to_owned();
-        let mut s11 = l8[1][0] * helper_recursive(a, s7, k % 3);
-        let mut j12 = 0;
-        while j12 < a.len() {
-            j12 += 1;
-            s1 = s1.sin() * 0.9 + v10[j12 - 1] * helper_scalar(s6, y);
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s3 = s3.sin() * 0.9 + c[j5 - 1] * helper_array(c, y);
         }
-        c[0] + s11 + v10.sum() * 0.3
+        let mut s7: f64 = {
+            let t6 = helper_halving(&u4, helper_halving(&u4, 0.23, 0, k + 1), 0, k + 1);
+            t6 * t6 * 0.5 + (1.0 + y * y).sqrt()
+        };
+        let mut s8 = ((k as f64 * 0.5) - c.mean().unwrap().tanh().exp());
+        (u4.dot(b) * c[a.len() - 1]) + s8 + u4.sum() * 0.3
     }
 
     #[test]
@@ -5196,21 +5074,26 @@ mod p125 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(y, (c.dot(a) / (1.0 + a[k % a.len()] * a[k % a.len()])));
-        if c[k % a.len()] > 0.1 {
-            s1 = helper_array(c, helper_array(b, x));
+        let mut s1 = (c[0] / (1.0 + (1.0 + y * y).ln().tanh().exp() * (1.0 + y * y).ln().tanh().exp()));
+        for m in c.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * (a[k % a.len()] * (k as f64 * 0.5)) + x * 0.1;
         }
-        for m in c.iter().map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * helper_halving(a, 0.40, 0, k + 1) + y * 0.1;
-        }
-        s1 += 0.65;
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        let v2 = (b + b);
+        let mut s3 = 1.0;
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * s1, (a[i] + helper_halving(c, 0.23, 0, k + 1)).sin()]);
+            let n4 = (s3 * 0.5 + a[i] * (b[a.len() - 1] + 0.66)).tanh();
+            if (n4 - s3).abs() < 0.05 {
+                break;
+            }
+            s3 = n4;
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, b).map(|(x, y)| x * y).sum::<f64>();
-        c.mean().unwrap() + s1
+        let mut prev5: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 += match prev5 { Some(p6) => (p6 * (b[k % a.len()] * y)).sin(), None => b[j] };
+            prev5 = Some(b[j] * (b[k % a.len()] * y));
+        }
+        let s7 = if prev5.is_some() { prev5.unwrap() * (b[k % a.len()] * y) } else { 0.25 };
+        v2.mapv(f64::tanh).sum() + s3 + v2.sum() * 0.3
     }
 
     #[test]
@@ -5227,35 +5110,29 @@ mod p126 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = c.mapv(f64::tanh).sum();
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * helper_array(c, 1.36)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * (1.11 * (k as f64 * 0.5));
-                }
-            }
-            if n2 > 2 {
-                break s1 + (1.11 * (k as f64 * 0.5));
-            }
-        };
-        let mut s4: f64 = 0.0;
-        for k in 0..2 {
-            for v in a.iter() {
-                s4 = (s4 * 0.6 + v * helper_scalar(s1, 0.30) + k as f64 * 0.1).sin();
+        for i in (0..a.len()).step_by(2) {
+            s1 = (s1 * 0.7 + c[i] * helper_array(a, 1.38)).tanh();
+        }
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack2.push(c.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
             }
         }
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s4 = (s4 * 0.8 + a[j] * (s3 * (k as f64 * 0.5))).tanh();
-                if s4 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s4 += a[i] * 0.2;
+        let mut top5 = (a).to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
         }
-        c[k % a.len()] + s4
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + (s1 - x)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(a).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        s1 = (s1 * 0.5 + ((y - b[a.len() - 1]) - c[k % a.len()])).tanh();
+        helper_array(c, f64::tanh(0.30).exp()) + s1
     }
 
     #[test]
@@ -5271,34 +5148,50 @@ mod p127 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(c, a.mean().unwrap(), k % 3);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (y + y)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += a[i] * 0.2;
-        }
-        let mut h2 = a.to_owned();
-        for i in 0..3 {
-            h2.scaled_add(helper_array(a, x), a);
-        }
-        match k % 4 {
-            j if j > 1 => s1 = (helper_array(c, 0.55) / (1.0 + helper_scalar((k as f64 * 0.5), c[0]) * helper_scalar((k as f64 * 0.5), c[0]))) * j as f64,
-            _ if b[k % a.len()] > 0.2 => s1 = s1 * y,
-            _ => s1 += helper_scalar(0.23, x),
-        }
-        let mut s3 = 1.0;
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let n4 = (s3 * 0.5 + a[i] * helper_array(c, y)).tanh();
-            s3 = n4;
-            if s3.abs() > 0.6 {
-                s3 = 0.6;
+            stack1.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
             }
         }
-        (0.60 - x.cos()) + s3 + h2.sum() * 0.3
+        let mut top4 = (c).to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        }
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + f64::tanh(0.24).exp()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = (b.mapv(f64::tanh).sum() + s5);
+        for i in 0..a.len() {
+            s6 = (s6 * 0.7 + a[i] * 1.08).tanh();
+        }
+        let mut stack7: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack7.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p8 = stack7.pop().unwrap();
+                let q9 = stack7.pop().expect("two");
+                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
+            }
+        }
+        let mut top10 = (a).to_owned();
+        while let Some(p8) = stack7.pop() {
+            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
+        }
+        for q9 in top10.iter_mut() {
+            *q9 = (q9.sin() + helper_halving(c, c[k % a.len()], 0, k + 1)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top10).and(a).for_each(|p8, &q9| *p8 += q9 * p8.cos());
+        let s11 = top10.sum();
+        for i in (0..a.len()).step_by(2) {
+            s6 = (s6 * 0.7 + b[i] * s6.tanh().exp()).tanh();
+        }
+        0.23 + s6
     }
 
     #[test]
@@ -5314,11 +5207,19 @@ mod p128 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_array(c, ((c[k % a.len()] + (k as f64 * 0.5)) * x.tanh().exp()));
-        s1 = helper_halving(c, helper_halving(b, s1, 0, k + 1), 0, k + 1);
-        let arr2 = [helper_scalar(s1, (k as f64 * 0.5)), ((k as f64 * 0.5) - s1), helper_array(c, s1)];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        s1.cos().tanh() + s1
+        let mut s1 = 1.0;
+        for i in 0..a.len() {
+            let n2 = (s1 * 0.5 + b[i] * (x * c[k % a.len()])).tanh();
+            if (n2 - s1).abs() < 0.05 {
+                break;
+            }
+            s1 = n2;
+        }
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * s1.tanh().exp();
+        }
+        x + s1 + u3.sum() * 0.3
     }
 
     #[test]
@@ -5334,12 +5235,15 @@ mod p129 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = c.iter().rev().map(|p3| (p3 * x).tanh() + (0.73 / (1.0 + y * y))).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + f2[i] * (x - 0.32)).tanh();
+        let mut s1 = b[0];
+        s1 = (s1 * 0.5 + 0.73).tanh();
+        let mut s2 = s1;
+        let mut v3 = a.to_owned();
+        for i in 0..2 {
+            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
         }
-        (helper_scalar(s1, x) - x) + s1 + f2.sum() * 0.3
+        let s4 = s2 * v3.sum();
+        helper_array(b, (y - s4)) + s1
     }
 
     #[test]
@@ -5355,23 +5259,25 @@ mod p130 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] = c[i] * y;
-        }
-        let mut s2 = y;
-        for k in 0..2 {
-            for v in w1.iter() {
-                s2 += v * helper_array(b, x);
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if c[p2] > a[p2] {
+                l1.push((c[p2] * ((k as f64 * 0.5) / (1.0 + y * y))).sin());
+            } else {
+                l1.push(a[p2] * y);
             }
         }
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + c[i] * helper_halving(a, 0.45, 0, k + 1)).tanh();
-            if i == 3 {
-                break;
-            }
+        let s3 = l1.get(k % 4).copied().unwrap_or(((k as f64 * 0.5) / (1.0 + y * y)));
+        let mut s4 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0] + s3;
+        if k == 3 {
+            return helper_array(a, helper_scalar((k as f64 * 0.5), 0.30));
         }
-        helper_halving(a, (y / (1.0 + y * y)), 0, k + 1) + s2 + w1.sum() * 0.3
+        let mut j5 = 0;
+        while j5 < a.len() {
+            j5 += 1;
+            s4 = s4.sin() * 0.9 + a[j5 - 1] * helper_halving(a, 0.45, 0, k + 1);
+        }
+        helper_scalar(b[k % a.len()], (y / (1.0 + y * y))) + s4
     }
 
     #[test]
@@ -5387,47 +5293,60 @@ mod p131 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (y + y);
-        match k % 3 {
-            0 => s1 = helper_array(b, a[a.len() - 1]),
-            1 => s1 = s1 * x,
-            _ => s1 += (s1 * (k as f64 * 0.5)),
-        }
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * x.tanh().exp(),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * (s1 - b[0]);
+            stack1.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            }
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (s1 - b[0]) };
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s1 = s1.sin() * 0.9 + b[j4 - 1] * (x * s1);
+        let mut top4 = (b).to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + y) * 0.5;
         }
-        s1 += b.mapv(f64::tanh).sum();
-        let mut s7 = b.iter().zip(c.iter()).map(|(p5, q6)| p5 * (x - s3) - q6).reduce(f64::max).unwrap();
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + c[i] * a[0]).tanh();
+        ad::ndarray::Zip::from(&mut top4).and(b).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = y;
+        match k % 4 {
+            j if j > 1 => s6 = (helper_scalar((k as f64 * 0.5), y) - 1.39) * j as f64,
+            _ if x.tanh().exp() > 0.2 => s6 = s6 * x,
+            _ => s6 += 1.34,
         }
-        if a.mean().unwrap() > 0.1 {
-            s1 = y.tanh();
-        } else {
-            s1 = s1 * helper_recursive(c, b.mapv(f64::tanh).sum(), k % 3);
+        let mut s7: f64 = 0.0;
+        for k in 0..2 {
+            for (j, v) in b.iter().enumerate() {
+                s7 += (v * j as f64) * ((k as f64 * 0.5) - 0.87);
+            }
         }
-        x + s7
+        let mut w8 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w8[i] = b[i] * s7;
+        }
+        let mut prev9 = Some((a[k % a.len()] * (k as f64 * 0.5)));
+        for j in 0..a.len() {
+            s7 = s7 * 0.5 + prev9.unwrap_or((a[k % a.len()] * (k as f64 * 0.5))) * w8[j];
+            prev9 = if w8[j] > 0.437 { Some(w8[j].tanh()) } else { None };
+        }
+        let s11 = if prev9.is_some() { prev9.unwrap() * (a[k % a.len()] * (k as f64 * 0.5)) } else { 0.25 };
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_recursive(b, b[k % a.len()], k % 3);
+            s7 = (s7 * 0.8 + y * 0.3).tanh();
+        }
+        s7 += y * 0.2;
+        let mut s12 = 1.0;
+        for i in 0..a.len() {
+            let n13 = (s12 * 0.5 + w8[i] * helper_scalar(s7, b[0])).tanh();
+            s12 = n13;
+            if s12.abs() > 0.6 {
+                s12 = 0.6;
+            }
+        }
+        s7.tanh() + s12 + w8.sum() * 0.3
     }
 
     #[test]
@@ -5443,25 +5362,19 @@ mod p132 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (x.tanh().exp() * (k as f64 * 0.5));
-        if (k as f64 * 0.5).tanh().exp() > 0.1 {
-            s1 = helper_array(a, (y - 1.05));
+        let mut s1 = (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt();
+        let mut j2 = 0;
+        while j2 < a.len() {
+            j2 += 1;
+            s1 = s1.sin() * 0.9 + b[j2 - 1] * 0.61;
         }
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * (k as f64 * 0.5),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * helper_array(b, y);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_array(b, y) };
-        a[a.len() - 1] + s1
+        s1 += s1;
+        y + s1
     }
 
     #[test]
@@ -5477,26 +5390,23 @@ mod p133 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut u1 = c.to_owned();
-        for i in 1..u1.len() {
-            u1[i] = u1[i - 1] * 0.5 + u1[i] * helper_halving(b, x, 0, k + 1);
+        let mut s1 = ((b.dot(a) - b.mean().unwrap()) + f64::tanh((0.62 - 1.18)));
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + c[i] * helper_recursive(c, x, k % 3)).tanh();
+            if i == 3 {
+                break;
+            }
         }
-        let mut s2 = (a.mapv(f64::tanh).sum() / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
-        for i in 0..a.len() {
-            let w3 = match i % 3 {
-                0 => continue,
-                1 => u1[i] * ((k as f64 * 0.5) / (1.0 + s2 * s2)),
-                _ => {
-                    if u1[i] > 0.8 {
-                        break;
-                    }
-                    u1[i].tanh()
-                }
-            };
-            s2 += w3 * y;
+        let s2: f64;
+        match k % 3 {
+            0 => s2 = a.mean().unwrap(),
+            1 => { s2 = 0.5; }
+            _ => s2 = a.mapv(f64::tanh).sum(),
         }
-        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * y };
-        helper_halving(&u1, a[a.len() - 1], 0, k + 1).tanh().exp() + s2 + u1.sum() * 0.3
+        c.mean().unwrap() + s1
     }
 
     #[test]
@@ -5512,25 +5422,26 @@ mod p134 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar(helper_halving(c, y, 0, k + 1).tanh(), (a[a.len() - 1] * (y - (k as f64 * 0.5))));
-        let mut s2 = helper_halving(b, (b.mapv(f64::tanh).sum() / (1.0 + helper_scalar(y, b[0]) * helper_scalar(y, b[0]))), 0, k + 1);
-        let s3: f64;
+        let s1: f64;
         match k % 3 {
-            0 => s3 = ((s1 - 1.26) + helper_recursive(c, x, k % 3)),
-            1 => { s3 = (s1 - (k as f64 * 0.5)); }
-            _ => s3 = a.mean().unwrap(),
+            0 => s1 = helper_scalar(f64::tanh(0.80), y),
+            1 => { s1 = 0.5; }
+            _ => s1 = (a[a.len() - 1] * (y - (k as f64 * 0.5))),
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in (0..a.len()).rev() {
-            let n5 = (&h4 * x + c).mapv(f64::tanh);
-            h4.assign(&n5);
+        let mut s2 = y.sin().tanh().cos();
+        match k % 4 {
+            j if j > 1 => s2 = y * j as f64,
+            _ if (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s2 = s2 * ((s1 - 1.26) + helper_recursive(c, x, k % 3)),
+            _ => s2 += a.mean().unwrap(),
         }
-        for i in (0..a.len()).rev() {
-            s2 = (s2 * 0.7 + a[i] * h4.mapv(f64::tanh).sum()).tanh();
-            let i = (i + 1) % c.len();
-            s2 = s2 + a[i] * 0.3;
+        let (s3, v4) = helper_pair(c, helper_recursive(c, y, k % 3));
+        let s5 = s3 * v4.sum();
+        let mut w6 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w6[i] += (b[i] + (b[a.len() - 1] - s2)).sin();
         }
-        (b.mapv(f64::tanh).sum() + (h4[k % a.len()] * (k as f64 * 0.5))) + s2 + h4.sum() * 0.3
+        s2 = (s2 * 0.5 + b.mapv(f64::tanh).sum()).tanh();
+        helper_halving(&w6, (k as f64 * 0.5), 0, k + 1) + s2 + w6.sum() * 0.3
     }
 
     #[test]
@@ -5546,20 +5457,36 @@ mod p135 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
-        match k % 3 {
-            0 => s1 = y.sin(),
-            1 => { s1 = 0.5; }
-            _ => s1 = c.mean().unwrap(),
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack1.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            }
         }
-        let mut s2 = s1;
-        for m in b.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * a.mapv(f64::tanh).sum() + s1 * 0.1;
+        let mut top4 = (c).to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
         }
-        if k == 3 {
-            return helper_halving(c, f64::ln((1.0 + 1.35 * 1.35)), 0, k + 1);
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + x) * 0.5;
         }
-        (((k as f64 * 0.5) * y) + helper_halving(b, x, 0, k + 1)) + s2
+        ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6 = helper_recursive(c, (y - a[a.len() - 1]), k % 3).cos();
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s6 = (s6 * 0.7 + a[j] * (0.41 / (1.0 + y * y)) * w).tanh();
+            if j % 3 == 2 {
+                stack7.pop();
+            }
+        }
+        let arr8 = [(1.0 + s5 * s5).ln(), c.dot(b), helper_halving(b, x, 0, k + 1)];
+        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
+        (1.0 + s6 * s6).sqrt() + s6
     }
 
     #[test]
@@ -5576,15 +5503,13 @@ mod p136 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_halving(c, b[k % a.len()].sin(), 0, k + 1);
-        match k % 4 {
-            j if j > 1 => s1 = c.mapv(f64::tanh).sum() * j as f64,
-            _ if ((k as f64 * 0.5) * (k as f64 * 0.5)) > 0.2 => s1 = s1 * c.mapv(f64::tanh).sum(),
-            _ => s1 += (s1 - 1.01),
+        for i in 0..a.len() {
+            s1 = (s1 * 0.7 + a[i] * (1.0 + c[0] * c[0]).ln()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
         }
-        for m in a.iter().map(|y| (y * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * b.mean().unwrap() + y * 0.1;
-        }
-        (y - (s1 * 0.54)) + s1
+        let mut s2 = (c.mapv(f64::tanh).sum() - a.mapv(f64::tanh).sum()).cos();
+        (a.dot(b) - (x * 0.54)) + s2
     }
 
     #[test]
@@ -5600,64 +5525,45 @@ mod p137 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut stack1: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack1.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p2 = stack1.pop().unwrap();
-                let q3 = stack1.pop().expect("two");
-                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+        let mut s1 = y;
+        s1 = (s1 * 0.5 + helper_array(a, helper_recursive(a, s1, k % 3))).tanh();
+        if k % 2 == 1 {
+            let mut s1 = s1 * 0.5 + (0.22 * s1);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        }
+        s1 += s1 * 0.2;
+        let l2: Vec<f64> = b.iter().filter(|p3| **p3 > 0.0).map(|p3| (p3 * (1.29 * y)).tanh()).collect();
+        let mut s4 = l2.iter().sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * c.dot(c)).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += b[i] * 0.2;
         }
-        let mut top4 = (a).to_owned();
-        while let Some(p2) = stack1.pop() {
-            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
-        }
-        for q3 in top4.iter_mut() {
-            *q3 = (q3.sin() + (y * y)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top4).and(a).for_each(|p2, &q3| *p2 += q3 * p2.cos());
-        let s5 = top4.sum();
-        let s6: f64;
-        match k % 3 {
-            0 => s6 = (helper_halving(a, c[a.len() - 1], 0, k + 1) + helper_halving(b, s5, 0, k + 1)),
-            1 => { s6 = (1.29 * y); }
-            _ => s6 = (k as f64 * 0.5),
-        }
-        let mut l7 = Vec::new();
-        for p8 in 0..a.len() {
-            if b[p8] > c[p8] {
-                l7.push((b[p8] * (k as f64 * 0.5)).sin());
-            } else {
-                l7.push(c[p8] * x);
-            }
-        }
-        let l9 = l7.clone();
-        l7.retain(|p8| *p8 > -0.5);
-        l7.push((k as f64 * 0.5));
-        let mut s10 = l7.iter().map(|p8| p8 * p8).sum::<f64>() + l7[0] + l9.iter().sum::<f64>();
-        let mut pieces11 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            pieces11.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * c.mean().unwrap(), (a[i] + helper_scalar(0.21, s6)).sin()]);
+            let y = y * 0.5 + a[a.len() - 1];
+            s4 = (s4 * 0.8 + y * 0.3).tanh();
         }
-        let [p12, q13] = [pieces11.first().copied().unwrap(), *pieces11.last().unwrap()];
-        let s14 = p12 * q13 + std::iter::zip(&pieces11, c).map(|(x, y)| x * y).sum::<f64>();
-        let mut stack15: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack15.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s10 = (s10 * 0.7 + b[j] * helper_recursive(b, y, k % 3) * w).tanh();
-            if j % 3 == 2 {
-                stack15.pop();
+        s4 += y * 0.2;
+        let mut s6: f64 = {
+            let t5 = a.mean().unwrap();
+            t5 * t5 * 0.5 + (k as f64 * 0.5)
+        };
+        let s7 = 'blk: {
+            if x > 0.437 {
+                break 'blk x * 2.0;
             }
-        }
-        let mut pieces16 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces16.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * s6, (b[i] + (k as f64 * 0.5)).sin()]);
-        }
-        let [p17, q18] = [pieces16.first().copied().unwrap(), *pieces16.last().unwrap()];
-        let s19 = p17 * q18 + std::iter::zip(&pieces16, a).map(|(x, y)| x * y).sum::<f64>();
-        let v20 = b.mapv(f64::sin);
-        0.83 + s10 + v20.sum() * 0.3
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + a.mapv(f64::tanh).sum();
+                }
+            }
+            y - a.mapv(f64::tanh).sum()
+        };
+        (k as f64 * 0.5) + s6
     }
 
     #[test]
@@ -5673,15 +5579,21 @@ mod p138 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((((k as f64 * 0.5) + y) - helper_scalar(y, x)) * b.mean().unwrap());
-        s1 = (s1 * 0.5 + helper_scalar(b.mean().unwrap(), (k as f64 * 0.5))).tanh();
-        let arr2 = [x, x.cos(), helper_array(c, (k as f64 * 0.5))];
-        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
-        let mut s5: f64 = {
-            let t4 = y;
-            t4 * t4 * 0.5 + c.dot(c)
-        };
-        y + s5
+        let mut h1 = Array1::<f64>::zeros(a.len());
+        for i in (0..a.len()).rev() {
+            let n2 = (&h1 * y + a).mapv(f64::tanh);
+            h1.assign(&n2);
+        }
+        let mut s3 = (1.0 + helper_scalar((x - 1.20), c.mapv(f64::tanh).sum()) * helper_scalar((x - 1.20), c.mapv(f64::tanh).sum())).sqrt();
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s3 = (s3 * 0.7 + h1[i] * (k as f64 * 0.5)).tanh();
+        }
+        let l4 = vec![h1.to_owned(), c.mapv(|t| t * 0.5), h1.mapv(|t| t * s3)];
+        let mut s6 = l4.iter().enumerate().map(|(p5, v)| v.sum() * p5 as f64).sum::<f64>() + l4[2].dot(a);
+        helper_recursive(b, a.mean().unwrap(), k % 3) + s6 + h1.sum() * 0.3
     }
 
     #[test]
@@ -5697,21 +5609,21 @@ mod p139 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [(k as f64 * 0.5).tanh().exp(), (b[k % a.len()] + a[k % a.len()]), helper_recursive(b, (k as f64 * 0.5), k % 3)];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3: f64 = 0.0;
-        for k in 0..2 {
-            for v in b.iter() {
-                s3 += v * 0.47;
-            }
+        let mut s1 = b.dot(b);
+        if k % 2 == 0 {
+            s1 = (c[a.len() - 1] - (k as f64 * 0.5)).tanh().exp();
+        } else {
+            s1 = s1 * y;
         }
-        let mut f5 = a.to_owned();
-        f5.mapv_inplace(|t| (t * s2).tanh());
-        f5.scaled_add(y.tanh(), &a);
-        let mut s4 = f5.sum() * 0.3;
-        let l6: Vec<f64> = c.iter().filter(|p7| **p7 > 0.0).map(|p7| (p7 * c.mean().unwrap()).tanh()).collect();
-        let mut s8 = l6.iter().sum::<f64>();
-        (c.mean().unwrap() / (1.0 + (1.0 + s4 * s4).sqrt() * (1.0 + s4 * s4).sqrt())) + s8 + f5.sum() * 0.3
+        match k % 3 {
+            0 => s1 = s1,
+            1 => s1 = s1 * (helper_scalar((k as f64 * 0.5), s1) * y.tanh()),
+            _ => s1 += s1,
+        }
+        let arr2 = [c.dot(c), c.mean().unwrap(), helper_scalar(s1, 0.98)];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let mut s6 = b.iter().map(|p4| p4 * (k as f64 * 0.5)).filter(|p4| p4.abs() > 0.2).last().unwrap_or((k as f64 * 0.5));
+        (0.46 / (1.0 + s3 * s3)) + s6
     }
 
     #[test]
@@ -5728,43 +5640,35 @@ mod p140 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_halving(c, (1.0 + b[a.len() - 1] * b[a.len() - 1]).ln(), 0, k + 1).tanh().exp();
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + b.mapv(f64::tanh).sum();
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        s1 += s1 * 0.2;
-        let mut s3: f64 = {
-            let t2 = helper_scalar(x, 0.42);
-            t2 * t2 * 0.5 + b.mean().unwrap()
-        };
-        let s4 = 'blk: {
-            if s1 > 0.437 {
-                break 'blk s1 * 2.0;
+        s1 += (1.0 + b[0] * b[0]).sqrt();
+        let mut s2 = (k as f64 * 0.5);
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + (b[0] + y);
-                }
-            }
-            s3.cos() - (b[0] + y)
-        };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + c[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += c[i] * 0.2;
+            s1 = (s1 * 0.7 + a[i] * 1.24).tanh();
         }
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + c[i] * 1.13).tanh();
-            if i == 3 {
-                break;
-            }
+        let mut s3 = helper_array(b, b[0]);
+        let mut v4 = c.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
-        let mut s5 = (s1 / (1.0 + x * x));
-        helper_halving(a, (0.82 - x), 0, k + 1) + s5
+        let s5 = s3 * v4.sum();
+        let mut h6 = Array1::<f64>::zeros(a.len());
+        for i in 0..3 {
+            h6 = (&h6 * 0.5 + b).mapv(f64::sin);
+        }
+        if c[0] < 0.0 {
+            s2 = helper_recursive(a, 1.19, k % 3);
+        } else {
+            s2 = s2 * helper_array(&h6, (1.0 + s5 * s5).ln());
+        }
+        (s1 / (1.0 + x * x)) + s2 + h6.sum() * 0.3
     }
 
     #[test]
@@ -5780,18 +5684,16 @@ mod p141 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let mut s1 = x;
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * a[a.len() - 1].sin()).tanh();
-            if (n2 - s1).abs() < 0.05 {
-                break;
+            let t2 = c[i] * x;
+            let mut u3 = t2;
+            if t2 > 0.1 {
+                u3 = u3 * a[(i + 1) % a.len()];
             }
-            s1 = n2;
+            s1 += u3;
         }
-        if k == 3 {
-            return helper_scalar((k as f64 * 0.5), x).tanh().exp();
-        }
-        helper_array(b, (k as f64 * 0.5)) + s1
+        x + s1
     }
 
     #[test]
@@ -5807,43 +5709,34 @@ mod p142 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.0;
-        for k in 0..2 {
-            for (j, v) in a.iter().enumerate() {
-                s1 += (v * j as f64) * (y * c[0]);
+        let arr1 = [(x * y), a.dot(a), (y - y)];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
             }
         }
-        let (s2, v3) = helper_pair(a, x);
-        let s4 = s2 * v3.sum();
-        let mut s6: f64 = {
-            let t5 = a.mapv(f64::tanh).sum();
-            t5 * t5 * 0.5 + a.mapv(f64::tanh).sum()
-        };
-        let mut stack7: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack7.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p8 = stack7.pop().unwrap();
-                let q9 = stack7.pop().expect("two");
-                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
-            }
+        let mut s5 = helper_array(b, ((x + x) * ((k as f64 * 0.5) / (1.0 + y * y))));
+        let mut j6 = 0;
+        while j6 < a.len() {
+            j6 += 1;
+            s3 = s3.sin() * 0.9 + a[j6 - 1] * (b[k % a.len()] - s3);
         }
-        let mut top10 = (a).to_owned();
-        while let Some(p8) = stack7.pop() {
-            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
+        if k % 2 == 0 {
+            s3 = 0.5;
+        } else {
+            s3 = k as f64 * 0.25;
         }
-        for q9 in top10.iter_mut() {
-            *q9 = (q9.sin() + helper_halving(a, s4, 0, k + 1)) * 0.5;
+        s3 += (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln();
+        for i in (0..a.len()).rev() {
+            let t7 = c[i] * helper_array(b, 0.49);
+            s3 += t7 * t7 * 0.5;
+            s3 -= a[(i + 1) % a.len()] * f64::ln((1.0 + 1.05 * 1.05));
         }
-        ad::ndarray::Zip::from(&mut top10).and(a).for_each(|p8, &q9| *p8 += q9 * p8.cos());
-        let s11 = top10.sum();
-        let z13 = ad::ndarray::Zip::from(a).and(a).map_collect(|&p14, &q15| (p14 * s6 - q15).sin());
-        let mut s12 = z13.sum() * (y + s1);
-        let mut h16 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            h16 = (&h16 * 0.5 + c).mapv(f64::sin);
-        }
-        ((x - 1.40) + (s11 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) + s12 + h16.sum() * 0.3
+        s2 + s5
     }
 
     #[test]
@@ -5860,58 +5753,34 @@ mod p143 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a[0];
-        if k % 2 == 0 {
-            s1 = 0.5;
+        if (y + c[0]) > 0.1 {
+            s1 = helper_recursive(b, s1, k % 3).tanh();
         } else {
-            s1 = k as f64 * 0.25;
+            s1 = s1 * s1.tanh().exp();
         }
-        s1 += ((k as f64 * 0.5) / (1.0 + y * y));
-        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for m in a.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_scalar(s1, y) + x * 0.1;
+        }
+        let mut s4 = a.iter().copied().nth(1).unwrap_or(0.5) * 1.18 + a.iter().map(|p2| p2 - 1.18).filter(|p2| *p2 > 0.3).reduce(f64::max).unwrap_or(1.18);
+        let mut stack5: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            stack2.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            stack5.push(c.mapv(|t| (t * s4 + i as f64 * 0.1).sin()));
             if i % 2 == 1 && k % 2 == 0 {
-                let p3 = stack2.pop().unwrap();
-                let q4 = stack2.pop().expect("two");
-                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
+                let p6 = stack5.pop().unwrap();
+                let q7 = stack5.pop().expect("two");
+                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
             }
         }
-        let mut top5 = (a).to_owned();
-        while let Some(p3) = stack2.pop() {
-            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
+        let mut top8 = (a).to_owned();
+        while let Some(p6) = stack5.pop() {
+            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
         }
-        for q4 in top5.iter_mut() {
-            *q4 = (q4.sin() + ((k as f64 * 0.5) + s1)) * 0.5;
+        for q7 in top8.iter_mut() {
+            *q7 = (q7.sin() + c[0].tanh().exp()) * 0.5;
         }
-        ad::ndarray::Zip::from(&mut top5).and(a).for_each(|p3, &q4| *p3 += q4 * p3.cos());
-        let s6 = top5.sum();
-        let mut u7 = b.to_owned();
-        for i in 1..u7.len() {
-            u7[i] = u7[i - 1] * 0.5 + u7[i] * b.mean().unwrap();
-        }
-        for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (1.0 + s1 * s1).ln(),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w8 * (c[a.len() - 1] * s6);
-        }
-        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[a.len() - 1] * s6) };
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
-        }
-        (f64::sqrt((1.0 + 1.10 * 1.10)) + (1.24 - 1.15)) + s1 + u7.sum() * 0.3
+        ad::ndarray::Zip::from(&mut top8).and(a).for_each(|p6, &q7| *p6 += q7 * p6.cos());
+        let s9 = top8.sum();
+        (0.45 / (1.0 + s9 * s9)).cos() + s4
     }
 
     #[test]
@@ -5927,28 +5796,24 @@ mod p144 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![b.to_owned(), c.mapv(|t| t * 0.5), b.mapv(|t| t * y)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(c);
-        let mut s4 = helper_array(b, c.mean().unwrap());
-        let mut stack5: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack5.push(b.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p6 = stack5.pop().unwrap();
-                let q7 = stack5.pop().expect("two");
-                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+        let mut s1 = x;
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += a.mapv(f64::tanh).sum(),
+        }
+        let (s2, v3) = helper_pair(a, (b[k % a.len()] / (1.0 + y * y)));
+        let s4 = s2 * v3.sum();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * y.tanh().exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s1 += b[i] * 0.2;
         }
-        let mut top8 = (c).to_owned();
-        while let Some(p6) = stack5.pop() {
-            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
-        }
-        for q7 in top8.iter_mut() {
-            *q7 = (q7.sin() + helper_array(c, (k as f64 * 0.5))) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top8).and(c).for_each(|p6, &q7| *p6 += q7 * p6.cos());
-        let s9 = top8.sum();
-        a.mapv(f64::tanh).sum() + s4
+        c.mapv(f64::tanh).sum() + s1
     }
 
     #[test]
@@ -5964,9 +5829,19 @@ mod p145 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = a.dot(c);
-        let mut s2 = helper_recursive(c, (helper_array(a, 0.84) - b.mean().unwrap()), k % 3);
-        c.dot(a).tanh().exp() + s2
+        let s1: f64;
+        match k % 3 {
+            0 => s1 = a.dot(c),
+            1 => { s1 = helper_scalar(x, x); }
+            _ => s1 = ((c[a.len() - 1] * x) / (1.0 + 1.18 * 1.18)),
+        }
+        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        for i in 0..a.len() {
+            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * a.mean().unwrap(), (b[i] + a[k % a.len()].tanh().exp()).sin()]);
+        }
+        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
+        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
+        (helper_recursive(a, y, k % 3) - c[a.len() - 1].tanh().exp())
     }
 
     #[test]
@@ -5982,20 +5857,35 @@ mod p146 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (a * helper_halving(b, 0.96, 0, k + 1));
-        let mut s2 = helper_halving(b, helper_scalar(1.28, (k as f64 * 0.5)), 0, k + 1).tanh().exp();
-        for k in 0..2 {
-            for (j, v) in v1.iter().enumerate() {
-                s2 = (s2 * 0.6 + (v * j as f64) * y + k as f64 * 0.1).sin();
+        let mut s1 = (k as f64 * 0.5);
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + b[j] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
             }
         }
-        match k % 4 {
-            j if j > 1 => s2 = (k as f64 * 0.5) * j as f64,
-            _ if helper_halving(a, (k as f64 * 0.5), 0, k + 1) > 0.2 => s2 = s2 * (helper_recursive(b, y, k % 3) * x),
-            _ => s2 += (1.0 + a[k % a.len()] * a[k % a.len()]).sqrt(),
+        let mut s3 = y;
+        let mut v4 = c.to_owned();
+        for i in 0..2 {
+            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
         }
-        let mut s3: f64 = 0.96;
-        (y - x) + s3 + v1.sum() * 0.3
+        let s5 = s3 * v4.sum();
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s1 += (v * j as f64) * y.tanh().exp();
+            }
+        }
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + a[i] * b.mapv(f64::tanh).sum()).tanh();
+            if (n7 - s6).abs() < 0.05 {
+                break;
+            }
+            s6 = n7;
+        }
+        (helper_recursive(c, s5, k % 3) * y) + s6
     }
 
     #[test]
@@ -6011,12 +5901,27 @@ mod p147 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_recursive(a, ((x * (k as f64 * 0.5)) / (1.0 + y * y)), k % 3);
-        s1 = (k as f64 * 0.5);
-        if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt() > 0.1 {
-            s1 = helper_recursive(a, f64::ln((1.0 + 0.36 * 0.36)), k % 3);
+        let arr1 = [helper_recursive(a, (k as f64 * 0.5), k % 3), x, helper_scalar((k as f64 * 0.5), c[a.len() - 1])];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack3.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            }
         }
-        (1.0 + y * y).ln() + s1
+        let mut top6 = (b).to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
+        }
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + helper_recursive(b, 0.91, k % 3)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top6).and(b).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
+        b.dot(a)
     }
 
     #[test]
@@ -6033,46 +5938,41 @@ mod p148 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = b.mapv(f64::tanh).sum();
-        if k % 2 == 1 {
-            let mut s1 = s1 * 0.5 + helper_halving(a, y, 0, k + 1);
-            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        s1 += s1 * 0.2;
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_recursive(a, y, k % 3)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * y;
-                }
+        s1 += y.sin();
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            if n2 > 2 {
-                break s1 + y;
-            }
-        };
-        let (s4, v5) = helper_pair(a, helper_scalar(a[0], y));
-        let s6 = s4 * v5.sum();
-        let s7: f64;
-        match k % 3 {
-            0 => s7 = c[0].cos(),
-            1 => { s7 = 0.5; }
-            _ => s7 = (s1.tanh().exp() - helper_scalar(s6, b[k % a.len()])),
+            s1 = (s1 * 0.7 + a[i] * (x / (1.0 + y * y))).tanh();
         }
-        let mut h8 = a.to_owned();
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            h8 = (&h8 * 0.5 + a).mapv(f64::sin);
-            if i == 3 {
+            let n3 = (s2 * 0.5 + a[i] * helper_scalar(a[0], s1)).tanh();
+            if (n3 - s2).abs() < 0.05 {
                 break;
             }
+            s2 = n3;
         }
-        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
+        for k in 0..2 {
+            for v in b.iter() {
+                s1 = (s1 * 0.6 + v * c[0] + k as f64 * 0.1).sin();
+            }
+        }
+        let mut s4 = 1.0;
         for i in 0..a.len() {
-            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * helper_halving(a, (k as f64 * 0.5), 0, k + 1), (a[i] + helper_scalar(s7, s6)).sin()]);
+            let n5 = (s4 * 0.5 + a[i] * 0.71).tanh();
+            if (n5 - s4).abs() < 0.05 {
+                break;
+            }
+            s4 = n5;
         }
-        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
-        let s12 = p10 * q11 + std::iter::zip(&pieces9, b).map(|(x, y)| x * y).sum::<f64>();
-        (c.dot(a) - (x + y)) + s1 + h8.sum() * 0.3
+        s4 = (s4 * 0.5 + c.dot(c)).tanh();
+        1.15 + s4
     }
 
     #[test]
@@ -6088,41 +5988,32 @@ mod p149 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if a.dot(a) > 0.437 {
-                break 'blk a.dot(a) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (c[a.len() - 1] / (1.0 + x * x));
+        let v1 = a.mapv(|t| (t * x).sin() + x * 0.5);
+        let mut s2: f64 = 0.69;
+        for i in 0..a.len() {
+            let w3 = match i % 3 {
+                0 => continue,
+                1 => b[i] * helper_halving(c, y, 0, k + 1),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
-            }
-            (a[a.len() - 1] * 0.73) - (c[a.len() - 1] / (1.0 + x * x))
-        };
-        let mut s2 = s1;
-        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
-            s2 = s2 * 0.8 + m * y.cos() + y * 0.1;
+            };
+            s2 += w3 * helper_recursive(b, 0.73, k % 3);
         }
-        if k % 2 == 0 {
-            s2 = 0.5;
-        } else {
-            s2 = k as f64 * 0.25;
+        let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_recursive(b, 0.73, k % 3) };
+        let mut prev5: Option<f64> = if k % 2 == 0 { Some(1.34 * 0.5) } else { None };
+        for j in 0..a.len() {
+            s2 += match prev5 { Some(p6) => (p6 * 1.34).sin(), None => b[j] };
+            prev5 = if b[j] > 0.437 { Some(b[j].tanh()) } else { None };
         }
-        s2 += s1;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + a[j] * f64::tanh(1.39)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * helper_halving(c, y, 0, k + 1);
-                }
-            }
-            if n3 > 2 {
-                break s2 + helper_halving(c, y, 0, k + 1);
-            }
-        };
-        (helper_array(c, (k as f64 * 0.5)) * s2) + s2
+        let s7 = if prev5.is_some() { prev5.unwrap() * 1.34 } else { 0.25 };
+        for m in b.iter().take_while(|q| **q > -0.9).map(|y| (y * 0.7).sin()) {
+            s2 = s2 * 0.8 + m * helper_array(c, (k as f64 * 0.5)) + y * 0.1;
+        }
+        helper_scalar(a.dot(&v1), (k as f64 * 0.5)) + s2 + v1.sum() * 0.3
     }
 
     #[test]
@@ -6139,27 +6030,26 @@ mod p150 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(c, y.cos(), k % 3);
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).tanh();
         }
-        s1 += helper_recursive(a, b[a.len() - 1], k % 3);
-        let mut s2 = ((helper_recursive(b, b[a.len() - 1], k % 3) * a[0]) + ((y + (k as f64 * 0.5)) + ((k as f64 * 0.5) + b[k % a.len()])));
-        let s3: f64;
-        match k % 3 {
-            0 => s3 = (s2.tanh().exp() - (s2 * b[k % a.len()])),
-            1 => { s3 = 0.5; }
-            _ => s3 = b.dot(c),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * (1.0 + b[a.len() - 1] * b[a.len() - 1]).sqrt()).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += c[i] * 0.2;
         }
-        match k % 4 {
-            j if j > 1 => s2 = helper_array(a, s3) * j as f64,
-            _ if helper_recursive(c, s1, k % 3) > 0.2 => s2 = s2 * (helper_recursive(c, c[k % a.len()], k % 3) / (1.0 + (s1 * s2) * (s1 * s2))),
-            _ => s2 += 0.73,
+        for i in 0..a.len() {
+            let y = y * 0.5 + helper_scalar(x, y);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let g5 = |p6: f64| (p6 * b[0]).tanh();
-        let mut s4 = g5(helper_array(b, s3)) + g5(c[0]);
-        helper_scalar((y * x), b[0].tanh()) + s4
+        s1 += y * 0.2;
+        let mut s2 = (helper_halving(c, (a[a.len() - 1] - x), 0, k + 1) / (1.0 + (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt() * (1.0 + b[k % a.len()] * b[k % a.len()]).sqrt()));
+        let mut s3 = helper_halving(a, helper_halving(b, b.mean().unwrap(), 0, k + 1), 0, k + 1);
+        c[0] + s3
     }
 
     #[test]
@@ -6175,10 +6065,25 @@ mod p151 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = c.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        let mut s2 = x;
-        let mut s3 = helper_recursive(a, 0.75, k % 3).tanh();
-        v1.mapv(f64::tanh).sum() + s3 + v1.sum() * 0.3
+        if k == 3 {
+            return (k as f64 * 0.5).tanh().exp();
+        }
+        let mut s1 = helper_scalar((c[k % a.len()].tanh().exp() + 0.75), a.mapv(f64::tanh).sum());
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * c.mean().unwrap()).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (1.02 - (k as f64 * 0.5));
+                }
+            }
+            if n2 > 2 {
+                break s1 + (1.02 - (k as f64 * 0.5));
+            }
+        };
+        let mut s4 = ((a.mean().unwrap() / (1.0 + c.mean().unwrap() * c.mean().unwrap())) / (1.0 + helper_recursive(b, c[0].tanh().exp(), k % 3) * helper_recursive(b, c[0].tanh().exp(), k % 3)));
+        helper_array(c, b[0]) + s4
     }
 
     #[test]
@@ -6194,14 +6099,19 @@ mod p152 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = (b * a).mapv(f64::tanh);
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * b[k % a.len()], (c[i] + x).sin()]);
+        let mut s1 = y;
+        let mut prev2: Option<f64> = if k % 2 == 0 { Some(helper_scalar(c[k % a.len()], b[0]) * 0.5) } else { None };
+        for j in 0..a.len() {
+            s1 += match prev2 { Some(p3) => (p3 * helper_scalar(c[k % a.len()], b[0])).sin(), None => a[j] };
+            prev2 = Some(a[j] * helper_scalar(c[k % a.len()], b[0]));
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
-        c.mean().unwrap() + v1.sum() * 0.3
+        let s4 = if prev2.is_some() { prev2.unwrap() * helper_scalar(c[k % a.len()], b[0]) } else { 0.25 };
+        if k % 2 == 1 {
+            let s4 = s4 * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + s4 * 0.3).tanh();
+        }
+        s1 += s4 * 0.2;
+        0.87 + s1
     }
 
     #[test]
@@ -6217,35 +6127,33 @@ mod p153 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let l1 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * x)];
-        let mut s3 = l1.iter().enumerate().map(|(p2, v)| v.sum() * p2 as f64).sum::<f64>() + l1[2].dot(b);
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + a[j] * s3).tanh();
-                if s3 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s3 += a[i] * 0.2;
-        }
+        let mut s1 = ((x - y) - helper_scalar(y, x)).cos();
         if k % 2 == 0 {
-            s3 = (y / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))).sin();
+            s1 = 0.5;
         } else {
-            s3 = s3 * s3.tanh();
+            s1 = k as f64 * 0.25;
         }
-        let mut h4 = Array1::<f64>::zeros(a.len());
-        for i in 0..3 {
-            let n5 = (&h4 * x + a).mapv(f64::tanh);
-            h4.assign(&n5);
+        s1 += c.mean().unwrap();
+        let mut s2 = ((b.mapv(f64::tanh).sum() / (1.0 + c[k % a.len()].cos() * c[k % a.len()].cos())) - 0.80);
+        let mut s3 = a.mapv(f64::tanh).sum();
+        match k % 3 {
+            0 => s1 = (1.0 + b.dot(a) * b.dot(a)).sqrt(),
+            1 => s1 = s1 * (k as f64 * 0.5),
+            _ => s1 += ((k as f64 * 0.5) + s2),
         }
-        let mut s6 = c[a.len() - 1];
-        let mut v7 = a.to_owned();
-        for i in 0..2 {
-            (s6, v7) = helper_pair(&v7, s6 * 0.5 + 0.1);
+        let mut s4: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s4 = (s4 * 0.6 + v * ((k as f64 * 0.5) * c[0]) + k as f64 * 0.1).sin();
+            }
         }
-        let s8 = s6 * v7.sum();
-        let v9 = a.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
-        (k as f64 * 0.5) + s3 + v9.sum() * 0.3
+        let s5: f64;
+        match k % 3 {
+            0 => s5 = 0.20,
+            1 => { s5 = s4.tanh().exp(); }
+            _ => s5 = ((k as f64 * 0.5) + (s4 * s1)),
+        }
+        helper_scalar(helper_recursive(a, s4, k % 3), (c[k % a.len()] * s3)) + s4
     }
 
     #[test]
@@ -6261,18 +6169,17 @@ mod p154 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let m2 = b.view().insert_axis(ad::ndarray::Axis(1)).dot(&c.view().insert_axis(ad::ndarray::Axis(0)));
-        let mut s1 = m2.diag().mapv(|t| (t * y).sin()).sum() * (k as f64 * 0.5);
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * helper_halving(a, y, 0, k + 1)).tanh();
+        if k == 3 {
+            return b.dot(c);
         }
-        let mut s3 = helper_scalar(s1, 1.00);
-        let mut v4 = a.to_owned();
-        for i in 0..2 {
-            (s3, v4) = helper_pair(&v4, s3 * 0.5 + 0.1);
+        let mut s1 = y;
+        if k % 2 == 0 {
+            s1 = 0.42;
         }
-        let s5 = s3 * v4.sum();
-        s1 + s1
+        if k == 3 {
+            return (s1 * (c[0] * s1));
+        }
+        (helper_array(c, (k as f64 * 0.5)) + s1) + s1
     }
 
     #[test]
@@ -6288,27 +6195,24 @@ mod p155 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = helper_scalar((b.mean().unwrap() + c.mapv(f64::tanh).sum()), helper_array(a, (y + b[a.len() - 1])));
-        match k % 3 {
-            0 => s1 = b.mean().unwrap(),
-            1 => s1 = s1 * 0.26,
-            _ => s1 += (x / (1.0 + 0.67 * 0.67)),
-        }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        let mut s1 = 1.0;
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (k as f64 * 0.5), (c[i] + 0.89).sin()]);
-        }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, a).map(|(x, y)| x * y).sum::<f64>();
-        for i in 0..a.len() {
-            let t6 = c[i] * helper_array(c, x);
-            s1 += t6 * t6 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * (1.0 + a[a.len() - 1] * a[a.len() - 1]).ln();
-            if i == 3 {
+            let n2 = (s1 * 0.5 + a[i] * 0.23).tanh();
+            if (n2 - s1).abs() < 0.05 {
                 break;
             }
+            s1 = n2;
         }
-        helper_recursive(c, (y * 0.45), k % 3) + s1
+        let v3 = b.mapv(|t| (t * s1).sin() + s1 * 0.5);
+        let mut s4 = 1.0;
+        for i in 0..a.len() {
+            let n5 = (s4 * 0.5 + b[i] * (a[0] + 0.43)).tanh();
+            s4 = n5;
+            if s4.abs() > 0.6 {
+                s4 = 0.6;
+            }
+        }
+        (1.0 + b.mean().unwrap() * b.mean().unwrap()).sqrt() + s4 + v3.sum() * 0.3
     }
 
     #[test]
@@ -6324,22 +6228,14 @@ mod p156 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (1.0 + helper_recursive(a, x, k % 3) * helper_recursive(a, x, k % 3)).sqrt();
-            t1 * t1 * 0.5 + (0.41 * 0.30)
-        };
-        for k in 0..2 {
-            for v in a.iter() {
-                s2 = (s2 * 0.6 + v * a[k % a.len()] + k as f64 * 0.1).sin();
-            }
+        let mut u1 = a.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * (x + x);
         }
-        match k % 3 {
-            0 => s2 = helper_scalar((x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), helper_scalar(c[a.len() - 1], (k as f64 * 0.5))),
-            1 => s2 = s2 * helper_array(a, c.dot(c)),
-            _ => s2 += x,
-        }
-        let mut s3 = helper_array(b, c.mapv(f64::tanh).sum());
-        (helper_array(c, y) + (0.58 - c[a.len() - 1])) + s3
+        let v2 = (&u1 * y);
+        let mut s3 = c.dot(&u1);
+        let v4 = c.mapv(|t| { let u = t * s3; u * u - t });
+        c.mean().unwrap() + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -6356,49 +6252,37 @@ mod p157 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (1.0 + (y.cos() - c[k % a.len()]) * (y.cos() - c[k % a.len()])).sqrt();
-        match k % 3 {
-            0 => s1 = helper_halving(c, 0.38, 0, k + 1),
-            1 => s1 = s1 * s1,
-            _ => s1 += a.mean().unwrap(),
-        }
-        let s2 = 'blk: {
-            if (k as f64 * 0.5) > 0.437 {
-                break 'blk (k as f64 * 0.5) * 2.0;
-            }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
+                s1 = (s1 * 0.8 + a[j] * c.mapv(f64::tanh).sum()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            ((k as f64 * 0.5) / (1.0 + y * y)) - (y / (1.0 + b[a.len() - 1] * b[a.len() - 1]))
-        };
-        if k == 3 {
-            return x;
+            s1 += a[i] * 0.2;
         }
-        let v3 = (c * c).mapv(f64::tanh);
-        if k == 3 {
-            return 0.39;
-        }
-        let v4 = c.mapv(|t| t * t * 0.5 - t);
-        let mut stack5: Vec<Array1<f64>> = Vec::new();
+        let v2 = a.mapv(|t| t * t * 0.5 - t);
+        let mut w3 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            stack5.push(v4.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p6 = stack5.pop().unwrap();
-                let q7 = stack5.pop().expect("two");
-                stack5.push((&p6 * 0.5 + &q7).mapv(f64::tanh));
+            w3[i] += (c[i] + (a[k % a.len()] * (k as f64 * 0.5))).sin();
+        }
+        let mut s6 = c.iter().rev().skip(1).zip(v2.iter().step_by(2)).map(|(p4, q5)| p4 * q5 + y).sum::<f64>();
+        s1 += helper_halving(&v2, x, 0, k + 1);
+        if k % 2 == 1 {
+            let s1 = s1 * 0.5 + v2[0];
+            s6 = (s6 * 0.8 + s1 * 0.3).tanh();
+        }
+        s6 += s1 * 0.2;
+        for i in 0..a.len() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + w3[i] * helper_halving(a, (k as f64 * 0.5), 0, k + 1)).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut top8 = (&v4).to_owned();
-        while let Some(p6) = stack5.pop() {
-            top8 = (&top8 * 0.5 + &p6).mapv(f64::tanh);
-        }
-        for q7 in top8.iter_mut() {
-            *q7 = (q7.sin() + ((k as f64 * 0.5) / (1.0 + s2 * s2))) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top8).and(&v4).for_each(|p6, &q7| *p6 += q7 * p6.cos());
-        let s9 = top8.sum();
-        b.dot(a) + s1 + v4.sum() * 0.3
+        b.dot(a) + s6 + w3.sum() * 0.3
     }
 
     #[test]
@@ -6414,66 +6298,33 @@ mod p158 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (((0.83 + y) * f64::sin(0.52)) * (helper_halving(a, 0.94, 0, k + 1) - a.mapv(f64::tanh).sum()));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    break 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        let mut u1 = c.to_owned();
+        for i in 1..u1.len() {
+            u1[i] = u1[i - 1] * 0.5 + u1[i] * c.mean().unwrap();
         }
-        let s2 = 'blk: {
-            if y > 0.437 {
-                break 'blk y * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + (c[a.len() - 1] + 0.71);
-                }
-            }
-            (x + c[a.len() - 1]) - (c[a.len() - 1] + 0.71)
-        };
-        let s3 = 'blk: {
-            if ((k as f64 * 0.5) - a[0]) > 0.437 {
-                break 'blk ((k as f64 * 0.5) - a[0]) * 2.0;
-            }
-            for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + b.dot(c);
-                }
-            }
-            (0.96 / (1.0 + 0.37 * 0.37)) - b.dot(c)
-        };
-        let mut s5: f64 = {
-            let t4 = helper_scalar(s2, helper_halving(c, (k as f64 * 0.5), 0, k + 1));
-            t4 * t4 * 0.5 + helper_recursive(b, c[a.len() - 1], k % 3)
-        };
-        for i in 0..a.len() {
-            let x = x * 0.5 + (y * c[k % a.len()]);
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        if k == 3 {
+            return helper_halving(&u1, (1.0 + x * x).sqrt(), 0, k + 1);
         }
-        s1 += x * 0.2;
-        let mut s7: f64 = {
-            let t6 = (helper_halving(a, s2, 0, k + 1) / (1.0 + (1.35 * x) * (1.35 * x)));
-            t6 * t6 * 0.5 + (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt()
-        };
-        for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_recursive(a, 0.51, k % 3),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s7 += w8 * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        let mut u2 = c.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y - 0.49);
         }
-        let s9 = if s7 < 5.0 { s7 * 0.5 } else { return s7 * (c[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) };
-        (c[a.len() - 1] * (k as f64 * 0.5)) + s7
+        let arr3 = [b.mapv(f64::tanh).sum(), a.dot(&u1), helper_halving(a, c[a.len() - 1], 0, k + 1)];
+        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
+        let mut s5 = u1[a.len() - 1];
+        match k % 3 {
+            0 => s5 = helper_scalar(helper_halving(&u1, a[a.len() - 1], 0, k + 1), (0.64 + (k as f64 * 0.5))),
+            1 => s5 = s5 * x,
+            _ => s5 += c.dot(c),
+        }
+        let mut f7 = c.to_owned();
+        f7.mapv_inplace(|t| (t * s4).tanh());
+        f7.scaled_add((k as f64 * 0.5), &c);
+        let mut s6 = f7.sum() * 0.3;
+        for m in c.iter().take_while(|q| **q > -0.9).map(|s4| (s4 * 0.7).sin()) {
+            s6 = s6 * 0.8 + m * (b[a.len() - 1] / (1.0 + s4 * s4)) + s4 * 0.1;
+        }
+        (a.mapv(f64::tanh).sum() / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) + s6 + f7.sum() * 0.3
     }
 
     #[test]
@@ -6490,58 +6341,39 @@ mod p159 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_halving(a, helper_array(a, x), 0, k + 1);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += helper_scalar(b[0], x);
         for i in 0..a.len() {
             if i % 3 == 2 {
                 continue;
             }
-            s1 = (s1 * 0.7 + a[i] * (1.0 + y * y).ln()).tanh();
-            let i = (i + 1) % c.len();
-            s1 = s1 + a[i] * 0.3;
-        }
-        let v2 = b.mapv(|t| t * t * 0.5 - t);
-        s1 = s1;
-        match k % 3 {
-            0 => s1 = (1.0 + s1 * s1).ln(),
-            1 => s1 = s1 * f64::sin(0.93),
-            _ => s1 += a.mapv(f64::tanh).sum(),
-        }
-        let mut stack3: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack3.push(a.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p4 = stack3.pop().unwrap();
-                let q5 = stack3.pop().expect("two");
-                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            s1 = (s1 * 0.7 + b[i] * ((k as f64 * 0.5) / (1.0 + x * x))).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut top6 = (a).to_owned();
-        while let Some(p4) = stack3.pop() {
-            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
+        let v2 = c.mapv(|t| if t > 0.2 { t * x } else { (t - x).tanh() });
+        if k == 3 {
+            return s1;
         }
-        for q5 in top6.iter_mut() {
-            *q5 = (q5.sin() + f64::sin(1.12)) * 0.5;
+        let mut u3 = b.to_owned();
+        for i in 1..u3.len() {
+            u3[i] = u3[i - 1] * 0.5 + u3[i] * (x - x);
         }
-        ad::ndarray::Zip::from(&mut top6).and(a).for_each(|p4, &q5| *p4 += q5 * p4.cos());
-        let s7 = top6.sum();
+        let mut s4 = c.mapv(f64::tanh).sum();
         for i in 0..a.len() {
-            let w8 = match i % 3 {
-                0 => continue,
-                1 => v2[i] * (k as f64 * 0.5).tanh().exp(),
-                _ => {
-                    if v2[i] > 0.8 {
-                        break;
-                    }
-                    v2[i].tanh()
-                }
-            };
-            s1 += w8 * f64::sqrt((1.0 + 0.22 * 0.22));
+            if i % 3 == 2 {
+                continue;
+            }
+            s4 = (s4 * 0.7 + a[i] * (k as f64 * 0.5).cos()).tanh();
+            let i = (i + 1) % c.len();
+            s4 = s4 + u3[i] * 0.3;
         }
-        let s9 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::sqrt((1.0 + 0.22 * 0.22)) };
-        let mut s11: f64 = {
-            let t10 = helper_halving(b, helper_scalar(x, a[0]), 0, k + 1);
-            t10 * t10 * 0.5 + helper_halving(a, s1, 0, k + 1)
-        };
-        b.dot(&v2) + s11 + v2.sum() * 0.3
+        s4 + s4 + u3.sum() * 0.3
     }
 
     #[test]
@@ -6557,35 +6389,35 @@ mod p160 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in 0..a.len() {
-            let n2 = (&h1 * x + c).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut s1 = (1.0 + (x * (y * x)) * (x * (y * x))).sqrt();
+        s1 = (s1 * 0.5 + ((k as f64 * 0.5).sin() / (1.0 + b.mean().unwrap() * b.mean().unwrap()))).tanh();
+        let mut prev2: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 += match prev2 { Some(p3) => (p3 * (x + c[k % a.len()])).sin(), None => a[j] };
+            prev2 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
         }
-        let mut s4: f64 = {
-            let t3 = (c.mean().unwrap() * (y * h1[a.len() - 1]));
-            t3 * t3 * 0.5 + (k as f64 * 0.5)
-        };
-        for i in 0..a.len() {
-            let w5 = match i % 3 {
-                0 => continue,
-                1 => b[i] * helper_halving(c, 1.09, 0, k + 1),
-                _ => {
-                    if b[i] > 0.8 {
-                        break;
-                    }
-                    b[i].tanh()
+        let s4 = if prev2.is_some() { prev2.unwrap() * (x + c[k % a.len()]) } else { 0.25 };
+        let s5 = 'blk: {
+            if x > 0.437 {
+                break 'blk x * 2.0;
+            }
+            for j in 0..a.len() {
+                if c[j] > 0.6 {
+                    break 'blk c[j] + a[k % a.len()];
                 }
-            };
-            s4 += w5 * (1.30 * s4);
+            }
+            (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() - a[k % a.len()]
+        };
+        if (1.0 + x * x).sqrt() > 0.1 {
+            s1 = helper_scalar(s5, y).tanh().exp();
+        } else {
+            s1 = s1 * helper_halving(c, (1.0 + s5 * s5).ln(), 0, k + 1);
         }
-        let s6 = if s4 < 5.0 { s4 * 0.5 } else { return s4 * (1.30 * s4) };
-        let l7 = vec![a.to_owned(), c.mapv(|t| t * 0.5), a.mapv(|t| t * y)];
-        let mut s9 = l7.iter().enumerate().map(|(p8, v)| v.sum() * p8 as f64).sum::<f64>() + l7[2].dot(&h1);
-        for i in 0..a.len() {
-            s4 = (s4 * 0.7 + b[i] * s9).tanh();
-        }
-        a.mapv(f64::tanh).sum() + s9 + h1.sum() * 0.3
+        let mut s7: f64 = {
+            let t6 = y;
+            t6 * t6 * 0.5 + ((k as f64 * 0.5) / (1.0 + 1.25 * 1.25))
+        };
+        (helper_scalar(s4, s7) - (s1 / (1.0 + 1.05 * 1.05))) + s7
     }
 
     #[test]
@@ -6601,26 +6433,31 @@ mod p161 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * x).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, (b[a.len() - 1] / (1.0 + x * x))]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * y.tanh().exp();
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * (a[0] + x)).tanh();
+        let mut s1 = helper_halving(b, c.mean().unwrap(), 0, k + 1);
+        match k % 4 {
+            j if j > 1 => s1 = x.tanh().exp() * j as f64,
+            _ if (a[0] + x) > 0.2 => s1 = s1 * b.mean().unwrap(),
+            _ => s1 += (x + (k as f64 * 0.5)),
         }
-        if k % 2 == 0 {
-            s1 = c[a.len() - 1];
-        } else {
-            s1 = s1 * helper_array(a, a.mean().unwrap());
+        let mut prev2: Option<f64> = if k % 2 == 0 { Some(helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * 0.5) } else { None };
+        for j in 0..a.len() {
+            s1 = s1 * 0.5 + prev2.unwrap_or(helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) * a[j];
+            prev2 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
         }
-        let mut s6: f64 = {
-            let t5 = c.dot(b);
-            t5 * t5 * 0.5 + s1
-        };
-        let mut f8 = a.to_owned();
-        f8.mapv_inplace(|t| (t * s1).tanh());
-        f8.scaled_add((s6 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))), &a);
-        let mut s7 = f8.sum() * 0.3;
-        b[0] + s7 + f8.sum() * 0.3
+        let s4 = if prev2.is_some() { prev2.unwrap() * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) } else { 0.25 };
+        for m in a.iter().map(|y| (y * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_array(a, 1.00) + y * 0.1;
+        }
+        let mut u5 = c.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_recursive(a, 0.22, k % 3);
+        }
+        let mut h6 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h6.mapv_inplace(|t| (t * x).tanh());
+            h6.scaled_add(0.5, c);
+        }
+        (0.36 * (h6[a.len() - 1] + 1.21)) + s1 + h6.sum() * 0.3
     }
 
     #[test]
@@ -6637,42 +6474,55 @@ mod p162 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_scalar(helper_array(c, y), helper_array(b, c[a.len() - 1])).tanh().exp();
-        s1 = (s1 * 0.5 + (1.0 + c.dot(c) * c.dot(c)).ln()).tanh();
-        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        for i in (1..a.len()).step_by(2) {
+            let t2 = c[i] * c.mean().unwrap();
+            let mut q3 = 0.0;
+            for j in 0..a.len() {
+                q3 += a[j] * t2;
+            }
+            s1 = s1 + q3.tanh();
+        }
+        if c[0] < 0.0 {
+            s1 = (k as f64 * 0.5);
+        } else {
+            s1 = s1 * (k as f64 * 0.5);
+        }
+        let mut prev4: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 = s1 * 0.5 + prev4.unwrap_or(helper_array(b, x)) * b[j];
+            if j % 2 == 1 { prev4 = None; } else { prev4 = Some(b[j] + helper_array(b, x)); }
+        }
+        let s6 = if prev4.is_some() { prev4.unwrap() * helper_array(b, x) } else { 0.25 };
+        let mut prev7: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 = s1 * 0.5 + prev7.unwrap_or(helper_scalar(0.26, s1)) * a[j];
+            prev7 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
+        }
+        let s9 = if prev7.is_some() { prev7.unwrap() * helper_scalar(0.26, s1) } else { 0.25 };
+        if k % 2 == 1 {
+            let x = x * 0.5 + (1.0 + c[0] * c[0]).sqrt();
+            s1 = (s1 * 0.8 + x * 0.3).tanh();
+        }
+        s1 += x * 0.2;
+        let mut stack10: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            stack2.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            stack10.push(b.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
             if i % 2 == 1 && k % 2 == 0 {
-                let p3 = stack2.pop().unwrap();
-                let q4 = stack2.pop().expect("two");
-                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
+                let p11 = stack10.pop().unwrap();
+                let q12 = stack10.pop().expect("two");
+                stack10.push((&p11 * 0.5 + &q12).mapv(f64::tanh));
             }
         }
-        let mut top5 = (c).to_owned();
-        while let Some(p3) = stack2.pop() {
-            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
+        let mut top13 = (c).to_owned();
+        while let Some(p11) = stack10.pop() {
+            top13 = (&top13 * 0.5 + &p11).mapv(f64::tanh);
         }
-        for q4 in top5.iter_mut() {
-            *q4 = (q4.sin() + (y + (k as f64 * 0.5))) * 0.5;
+        for q12 in top13.iter_mut() {
+            *q12 = (q12.sin() + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * 0.5;
         }
-        ad::ndarray::Zip::from(&mut top5).and(c).for_each(|p3, &q4| *p3 += q4 * p3.cos());
-        let s6 = top5.sum();
-        let mut j7 = 0;
-        while j7 < a.len() {
-            j7 += 1;
-            s1 = s1.sin() * 0.9 + c[j7 - 1] * (1.26 / (1.0 + x * x));
-        }
-        let arr8 = [y.sin(), helper_scalar(0.26, s1), s6];
-        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
-        let mut u10 = a.to_owned();
-        for i in 1..u10.len() {
-            u10[i] = u10[i - 1] * 0.5 + u10[i] * (y + y);
-        }
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * x,
-            _ => s1 += helper_array(&u10, s6),
-        }
-        helper_halving(b, helper_halving(a, x, 0, k + 1), 0, k + 1) + s1 + u10.sum() * 0.3
+        ad::ndarray::Zip::from(&mut top13).and(c).for_each(|p11, &q12| *p11 += q12 * p11.cos());
+        let s14 = top13.sum();
+        s9 + s1
     }
 
     #[test]
@@ -6698,56 +6548,42 @@ mod p163 {
                 break;
             }
         }
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * b.dot(b) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        if k % 2 == 0 {
+            s1 = b.dot(b);
         }
-        let mut stack3: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            stack3.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p4 = stack3.pop().unwrap();
-                let q5 = stack3.pop().expect("two");
-                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => a[i] * y,
+                _ => {
+                    if a[i] > 0.8 {
+                        break;
+                    }
+                    a[i].tanh()
+                }
+            };
+            s1 += w2 * b.mapv(f64::tanh).sum();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * b.mapv(f64::tanh).sum() };
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s1 = s1.sin() * 0.9 + c[j4 - 1] * a[a.len() - 1].tanh();
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + c[j] * a[k % a.len()]).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * (c[0] + 0.56);
+                }
             }
-        }
-        let mut top6 = (c).to_owned();
-        while let Some(p4) = stack3.pop() {
-            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
-        }
-        for q5 in top6.iter_mut() {
-            *q5 = (q5.sin() + y) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top6).and(c).for_each(|p4, &q5| *p4 += q5 * p4.cos());
-        let s7 = top6.sum();
-        let mut stack8: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack8.push(a.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p9 = stack8.pop().unwrap();
-                let q10 = stack8.pop().expect("two");
-                stack8.push((&p9 * 0.5 + &q10).mapv(f64::tanh));
+            if n5 > 2 {
+                break s1 + (c[0] + 0.56);
             }
-        }
-        let mut top11 = (b).to_owned();
-        while let Some(p9) = stack8.pop() {
-            top11 = (&top11 * 0.5 + &p9).mapv(f64::tanh);
-        }
-        for q10 in top11.iter_mut() {
-            *q10 = (q10.sin() + c.mapv(f64::tanh).sum()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top11).and(b).for_each(|p9, &q10| *p9 += q10 * p9.cos());
-        let s12 = top11.sum();
-        match k % 3 {
-            0 => s1 = (0.90 - (a[k % a.len()] / (1.0 + s12 * s12))),
-            1 => s1 = s1 * helper_scalar(a.mapv(f64::tanh).sum(), ((k as f64 * 0.5) * s7)),
-            _ => s1 += ((k as f64 * 0.5) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))),
-        }
-        (x - c[0]) + s1
+        };
+        (helper_scalar(y, 1.30) * (k as f64 * 0.5)) + s1
     }
 
     #[test]
@@ -6764,60 +6600,39 @@ mod p164 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_halving(c, b.dot(a), 0, k + 1) - (1.0 + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()).sqrt());
+        for m in a.iter().map(|x| (x * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_recursive(c, 0.39, k % 3) + x * 0.1;
+        }
+        let arr2 = [helper_halving(b, y, 0, k + 1), y.sin(), helper_array(b, a[0])];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        let v4 = c.mapv(|t| { let u = t * s1; u * u - t });
+        let s5 = 'blk: {
+            if s3 > 0.437 {
+                break 'blk s3 * 2.0;
+            }
+            for j in 0..a.len() {
+                if a[j] > 0.6 {
+                    break 'blk a[j] + (b[k % a.len()] - v4[k % a.len()]);
+                }
+            }
+            0.80 - (b[k % a.len()] - v4[k % a.len()])
+        };
+        let s6: f64;
+        match k % 3 {
+            0 => s6 = helper_array(c, (k as f64 * 0.5)).tanh().exp(),
+            1 => { s6 = ((k as f64 * 0.5) - y); }
+            _ => s6 = v4.dot(c),
+        }
         for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => a[i] * helper_recursive(c, 0.39, k % 3),
-                _ => {
-                    if a[i] > 0.8 {
-                        break;
-                    }
-                    a[i].tanh()
-                }
-            };
-            s1 += w2 * helper_recursive(c, 1.07, k % 3);
+            let mut s1 = s1 * 0.5 + helper_recursive(b, s5, k % 3);
+            s1 = (s1 * 0.8 + s1 * 0.3).tanh();
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * helper_recursive(c, 1.07, k % 3) };
-        let s4 = 'blk: {
-            if a[0].tanh().exp() > 0.437 {
-                break 'blk a[0].tanh().exp() * 2.0;
-            }
-            for j in 0..a.len() {
-                if b[j] > 0.6 {
-                    break 'blk b[j] + (s3 * (k as f64 * 0.5));
-                }
-            }
-            f64::tanh(0.46).exp() - (s3 * (k as f64 * 0.5))
-        };
-        for i in (1..a.len()).step_by(2) {
-            let t5 = c[i] * s4;
-            s1 += t5 * t5 * 0.5;
-            s1 -= c[(i + 1) % a.len()] * helper_recursive(c, x, k % 3);
-            if i == 3 {
-                break;
-            }
-        }
-        let s6 = 'blk: {
-            if s1.tanh().exp() > 0.437 {
-                break 'blk s1.tanh().exp() * 2.0;
-            }
-            for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + b.dot(b);
-                }
-            }
-            (1.0 + y * y).ln() - b.dot(b)
-        };
+        s1 += s1 * 0.2;
         let mut w7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w7[i] = b[i] * (s6 * x);
+            w7[i] += (a[i] + s6.tanh().exp()).sin();
         }
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + w7[i] * b.dot(c)).tanh();
-        }
-        let arr8 = [s3.tanh().exp(), (0.40 + y), c[0]];
-        let s9 = arr8.iter().sum::<f64>() * arr8[k % 3];
-        helper_halving(b, x.tanh().exp(), 0, k + 1) + s1 + w7.sum() * 0.3
+        (1.0 + s3 * s3).ln() + s1 + w7.sum() * 0.3
     }
 
     #[test]
@@ -6833,26 +6648,17 @@ mod p165 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s2: f64 = {
-            let t1 = (1.0 + helper_halving(c, y, 0, k + 1) * helper_halving(c, y, 0, k + 1)).sqrt();
-            t1 * t1 * 0.5 + helper_array(c, y)
-        };
-        if k % 2 == 0 {
-            s2 = c[0];
+        let mut s1 = (1.0 + helper_halving(c, b.mapv(f64::tanh).sum(), 0, k + 1) * helper_halving(c, b.mapv(f64::tanh).sum(), 0, k + 1)).sqrt();
+        let mut m3 = Array2::<f64>::zeros((2, a.len()));
+        for i in 0..2 {
+            m3.row_mut(i).assign(&(c * ((x / (1.0 + 0.25 * 0.25)) + i as f64)));
         }
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + b[j] * ((k as f64 * 0.5) * s2)).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * (a[k % a.len()] - s2);
-                }
-            }
-            if n3 > 2 {
-                break s2 + (a[k % a.len()] - s2);
-            }
-        };
+        let mut s2 = m3.row(1).dot(a) * f64::sin(1.21);
+        let mut j4 = 0;
+        while j4 < a.len() {
+            j4 += 1;
+            s2 = s2.sin() * 0.9 + c[j4 - 1] * helper_recursive(c, s1, k % 3);
+        }
         helper_halving(c, (a[a.len() - 1] / (1.0 + y * y)), 0, k + 1) + s2
     }
 
@@ -6869,33 +6675,33 @@ mod p166 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let arr1 = [helper_recursive(b, y, k % 3), y, 1.21];
-        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
-        let mut s3 = helper_array(b, 0.50);
+        let mut s1 = helper_recursive(b, 0.36, k % 3);
         match k % 4 {
-            j if j > 1 => s3 = (c.mapv(f64::tanh).sum() + helper_recursive(c, 1.26, k % 3)) * j as f64,
-            _ if x > 0.2 => s3 = s3 * s2.tanh().exp(),
-            _ => s3 += x,
+            j if j > 1 => s1 = 1.21 * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s1 = s1 * (b.mapv(f64::tanh).sum() + f64::tanh(1.17).exp()),
+            _ => s1 += y,
         }
-        let mut j4 = 0;
-        while j4 < a.len() {
-            j4 += 1;
-            s3 = s3.sin() * 0.9 + c[j4 - 1] * helper_scalar((k as f64 * 0.5), 1.05);
-        }
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s3 = (s3 * 0.8 + c[j] * s2.cos()).tanh();
-                if s3 > 0.3 && j > n5 {
-                    break 'search s3 * (y - x);
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * y.tanh().exp(),
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
                 }
+            };
+            s1 += w2 * c.dot(b);
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * c.dot(b) };
+        for i in (0..a.len()).step_by(2) {
+            if i % 3 == 2 {
+                continue;
             }
-            if n5 > 2 {
-                break s3 + (y - x);
-            }
-        };
-        b.mapv(f64::tanh).sum() + s3
+            s1 = (s1 * 0.7 + a[i] * a.mapv(f64::tanh).sum()).tanh();
+        }
+        helper_array(a, (s3 + s1)) + s1
     }
 
     #[test]
@@ -6911,52 +6717,38 @@ mod p167 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (a[a.len() - 1] - 0.74);
-        let mut v2 = c.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let mut s1 = (1.0 + (1.0 + (0.74 * y) * (0.74 * y)).sqrt() * (1.0 + (0.74 * y) * (0.74 * y)).sqrt()).ln();
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * helper_array(a, y);
+            s1 += t2 * t2 * 0.5;
+            s1 -= b[(i + 1) % a.len()] * b[k % a.len()];
         }
-        let s3 = s1 * v2.sum();
-        let mut stack4: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack4.push(c.mapv(|t| (t * s3 + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p5 = stack4.pop().unwrap();
-                let q6 = stack4.pop().expect("two");
-                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
+        let mut s5 = c.iter().chain(c.iter()).rev().enumerate().map(|(q4, p3)| p3 * helper_scalar(b[k % a.len()], 0.98) * (q4 as f64 * 0.1 + 1.0)).sum::<f64>();
+        let s6 = 'blk: {
+            if (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() > 0.437 {
+                break 'blk (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() * 2.0;
             }
-        }
-        let mut top7 = (b).to_owned();
-        while let Some(p5) = stack4.pop() {
-            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
-        }
-        for q6 in top7.iter_mut() {
-            *q6 = (q6.sin() + helper_array(b, x)) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top7).and(b).for_each(|p5, &q6| *p5 += q6 * p5.cos());
-        let s8 = top7.sum();
-        let s9: f64;
-        match k % 3 {
-            0 => s9 = x,
-            1 => { s9 = 0.5; }
-            _ => s9 = b[k % a.len()],
-        }
-        let mut s10 = helper_scalar(b[k % a.len()], helper_scalar((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt(), (s8 - (k as f64 * 0.5))));
-        let mut j11 = 0;
-        while j11 < a.len() {
-            j11 += 1;
-            s10 = s10.sin() * 0.9 + b[j11 - 1] * s8;
-        }
-        let mut s12 = ((0.37 * 1.37) + (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh().exp();
-        let mut stack13: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack13.pop() {
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (1.0 + s5 * s5).sqrt();
+                }
+            }
+            (k as f64 * 0.5).tanh().exp() - (1.0 + s5 * s5).sqrt()
+        };
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
             let Some(&w) = c.get(j) else { continue };
-            s12 = (s12 * 0.7 + b[j] * (x - s9) * w).tanh();
+            s1 = (s1 * 0.7 + a[j] * (1.37 - 0.81) * w).tanh();
             if j % 3 == 2 {
-                stack13.pop();
+                stack7.pop();
             }
         }
-        1.36 + s12
+        let f9 = ad::ndarray::concatenate(ad::ndarray::Axis(0), &[a.view(), (a * helper_halving(b, x, 0, k + 1)).view()]).unwrap();
+        let mut s8 = f9.mapv(f64::tanh).dot(&f9) * 0.2;
+        for m in c.iter().take_while(|q| **q > -0.9).map(|s5| (s5 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_recursive(a, y, k % 3) + s5 * 0.1;
+        }
+        (helper_recursive(c, 0.39, k % 3) - s5) + s8
     }
 
     #[test]
@@ -6972,47 +6764,47 @@ mod p168 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (1.0 + helper_recursive(a, (k as f64 * 0.5), k % 3) * helper_recursive(a, (k as f64 * 0.5), k % 3)).ln();
-        s1 = (s1 * 0.5 + b.dot(c)).tanh();
-        let mut l2 = Vec::new();
-        for p3 in 0..a.len() {
-            if c[p3] > b[p3] {
-                l2.push((c[p3] * helper_array(a, y)).sin());
-            } else {
-                l2.push(b[p3] * s1);
+        let (s1, v2) = helper_pair(b, ((k as f64 * 0.5) / (1.0 + y * y)));
+        let s3 = s1 * v2.sum();
+        let mut s4 = s3;
+        for i in (0..a.len()).step_by(2) {
+            s4 = (s4 * 0.7 + a[i] * s4).tanh();
+            if i == 3 {
+                break;
             }
         }
-        let mut s4 = l2.iter().map(|p3| p3 * p3).sum::<f64>() + l2[0];
-        let mut f6 = a.to_owned();
-        f6.mapv_inplace(|t| (t * y).tanh());
-        f6.scaled_add(a[k % a.len()], &a);
-        let mut s5 = f6.sum() * 0.3;
-        let mut stack7: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack7.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + a[j] * (a[a.len() - 1] * f6[a.len() - 1]) * w).tanh();
-            if j % 3 == 2 {
-                stack7.pop();
-            }
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * helper_scalar(a[k % a.len()], x);
         }
-        let mut s8 = 1.0;
+        let mut prev6: Option<f64> = if k % 2 == 0 { Some(a[k % a.len()] * 0.5) } else { None };
+        for j in 0..a.len() {
+            s4 += match prev6 { Some(p7) => (p7 * a[k % a.len()]).sin(), None => b[j] };
+            if j % 2 == 1 { prev6 = None; } else { prev6 = Some(b[j] + a[k % a.len()]); }
+        }
+        let s8 = if prev6.is_some() { prev6.unwrap() * a[k % a.len()] } else { 0.25 };
+        let s9: f64;
+        match k % 3 {
+            0 => s9 = a.mapv(f64::tanh).sum(),
+            1 => { s9 = ((k as f64 * 0.5) - (k as f64 * 0.5)); }
+            _ => s9 = (helper_scalar((k as f64 * 0.5), u5[a.len() - 1]) * (x - s8)),
+        }
+        let mut pieces10 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + b[i] * (s5 / (1.0 + s4 * s4))).tanh();
-            s8 = n9;
-            if s8.abs() > 0.6 {
-                s8 = 0.6;
+            pieces10.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * a[0].tanh().exp(), (c[i] + helper_scalar(a[a.len() - 1], y)).sin()]);
+        }
+        let [p11, q12] = [pieces10.first().copied().unwrap(), *pieces10.last().unwrap()];
+        let s13 = p11 * q12 + std::iter::zip(&pieces10, c).map(|(x, y)| x * y).sum::<f64>();
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s4 = (s4 * 0.8 + u5[j] * (1.0 + s8 * s8).sqrt()).tanh();
+                if s4 > 0.3 && j > i {
+                    break 'outer;
+                }
             }
+            s4 += u5[i] * 0.2;
         }
-        if k == 3 {
-            return (helper_recursive(b, s8, k % 3) / (1.0 + a.mapv(f64::tanh).sum() * a.mapv(f64::tanh).sum()));
-        }
-        if k % 2 == 0 {
-            s4 = 0.5;
-        } else {
-            s4 = k as f64 * 0.25;
-        }
-        s4 += helper_array(b, s5);
-        x + s8 + f6.sum() * 0.3
+        y + s4 + u5.sum() * 0.3
     }
 
     #[test]
@@ -7029,12 +6821,13 @@ mod p169 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((1.0 + helper_array(c, 0.91) * helper_array(c, 0.91)).ln() + helper_array(b, x));
-        s1 = b[a.len() - 1];
-        let mut u2 = b.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * (0.32 + y);
+        for i in (0..a.len()).rev() {
+            let t2 = b[i] * b.dot(b);
+            s1 += t2 * t2 * 0.5;
+            s1 -= a[(i + 1) % a.len()] * y;
         }
-        (u2.mapv(f64::tanh).sum() / (1.0 + helper_recursive(b, 0.25, k % 3) * helper_recursive(b, 0.25, k % 3))) + s1 + u2.sum() * 0.3
+        s1 = (helper_recursive(a, 0.25, k % 3) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
+        helper_recursive(c, ((k as f64 * 0.5) + x), k % 3) + s1
     }
 
     #[test]
@@ -7061,14 +6854,34 @@ mod p170 {
             }
             (y - a[k % a.len()]) - y.cos()
         };
-        let mut u2 = a.to_owned();
-        for i in 1..u2.len() {
-            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.dot(c);
+        let mut s2 = ((helper_halving(a, x, 0, k + 1) / (1.0 + y * y)) - ((k as f64 * 0.5) / (1.0 + helper_recursive(c, s1, k % 3) * helper_recursive(c, s1, k % 3))));
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + c[j] * (c[k % a.len()] - s2)).tanh();
+                if s2 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s2 += c[i] * 0.2;
         }
-        let mut s3 = (1.0 + (c.mapv(f64::tanh).sum() + helper_array(a, a[k % a.len()])) * (c.mapv(f64::tanh).sum() + helper_array(a, a[k % a.len()]))).ln();
-        let l4: Vec<f64> = a.iter().filter(|p5| **p5 > 0.0).map(|p5| (p5 * (a[k % a.len()] - s3)).tanh()).collect();
-        let mut s6 = l4.iter().sum::<f64>();
-        ((u2[k % a.len()] * s6) * u2.dot(a)) + s6 + u2.sum() * 0.3
+        let s3 = 'blk: {
+            if c[k % a.len()].tanh() > 0.437 {
+                break 'blk c[k % a.len()].tanh() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (1.0 + s1 * s1).ln();
+                }
+            }
+            (1.0 + x * x).ln() - (1.0 + s1 * s1).ln()
+        };
+        let mut prev4 = Some(((k as f64 * 0.5) - 0.27));
+        for j in 0..a.len() {
+            if let Some(p5) = prev4 { s2 = s2 * 0.6 + p5 * c[j]; }
+            if j % 2 == 1 { prev4 = None; } else { prev4 = Some(c[j] + ((k as f64 * 0.5) - 0.27)); }
+        }
+        let s6 = if prev4.is_some() { prev4.unwrap() * ((k as f64 * 0.5) - 0.27) } else { 0.25 };
+        b.mean().unwrap() + s2
     }
 
     #[test]
@@ -7084,15 +6897,34 @@ mod p171 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let (s2, c3) = (x * a.mapv(f64::tanh).sum()).sin_cos();
-        let m4 = ad::ndarray::array![[c3, -s2, 0.5], [s2, c3, b.mapv(f64::tanh).sum()]];
-        let mut s1 = m4.t().dot(&m4).mapv(f64::tanh).sum() * helper_halving(a, y, 0, k + 1);
-        let mut w5 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w5[i] = b[i] * s1;
+        let mut s1 = helper_scalar(b.mapv(f64::tanh).sum(), helper_halving(a, y, 0, k + 1)).tanh().exp();
+        let mut n2 = 0;
+        let s3 = 'search: loop {
+            n2 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * (s1 + s1)).tanh();
+                if s1 > 0.3 && j > n2 {
+                    break 'search s1 * (x * c[0]);
+                }
+            }
+            if n2 > 2 {
+                break s1 + (x * c[0]);
+            }
+        };
+        match k % 3 {
+            0 => s1 = helper_recursive(b, a.mean().unwrap(), k % 3),
+            1 => s1 = s1 * 1.23,
+            _ => s1 += f64::cos(1.14),
         }
-        let mut s6 = (((s1 + x) + s1.tanh().exp()) * 0.22);
-        a.dot(c) + s6 + w5.sum() * 0.3
+        let mut stack4: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack4.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (y / (1.0 + b[0] * b[0])) * w).tanh();
+            if j % 3 == 2 {
+                stack4.pop();
+            }
+        }
+        helper_scalar(x, (k as f64 * 0.5)).sin() + s1
     }
 
     #[test]
@@ -7109,39 +6941,39 @@ mod p172 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_halving(b, a.mean().unwrap(), 0, k + 1).tanh().exp();
-        s1 = (s1 * 0.5 + s1).tanh();
-        let mut s2 = helper_recursive(b, (k as f64 * 0.5), k % 3);
-        let mut v3 = b.to_owned();
-        for i in 0..2 {
-            (s2, v3) = helper_pair(&v3, s2 * 0.5 + 0.1);
+        let mut s2 = s1;
+        let mut s3 = 1.0;
+        for i in 0..a.len() {
+            let n4 = (s3 * 0.5 + c[i] * s1).tanh();
+            s3 = n4;
+            if s3.abs() > 0.6 {
+                s3 = 0.6;
+            }
         }
-        let s4 = s2 * v3.sum();
-        if c[0] < 0.0 {
-            s1 = helper_halving(a, b.dot(b), 0, k + 1);
-        } else {
-            s1 = s1 * 1.36;
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s3 = (s3 * 0.6 + (v * j as f64) * (1.0 + a[a.len() - 1] * a[a.len() - 1]).sqrt() + k as f64 * 0.1).sin();
+            }
         }
         for i in 0..a.len() {
-            let t5 = a[i] * s1.tanh().exp();
-            s1 += t5.sin() * c.dot(b);
-        }
-        let s6 = 'blk: {
-            if helper_array(b, x) > 0.437 {
-                break 'blk helper_array(b, x) * 2.0;
+            if i % 3 == 2 {
+                continue;
             }
+            s2 = (s2 * 0.7 + a[i] * helper_recursive(a, (k as f64 * 0.5), k % 3)).tanh();
+            if i == 3 {
+                break;
+            }
+        }
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + s4;
+                s1 = (s1 * 0.8 + a[j] * helper_scalar(a[k % a.len()], x)).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            helper_array(b, 1.02) - s4
-        };
-        for i in 0..a.len() {
-            let s6 = s6 * 0.5 + ((k as f64 * 0.5) / (1.0 + b[a.len() - 1] * b[a.len() - 1]));
-            s1 = (s1 * 0.8 + s6 * 0.3).tanh();
+            s1 += a[i] * 0.2;
         }
-        s1 += s6 * 0.2;
-        helper_halving(a, (s6 / (1.0 + 0.56 * 0.56)), 0, k + 1) + s1
+        (1.0 + (x - 0.28) * (x - 0.28)).ln() + s3
     }
 
     #[test]
@@ -7157,40 +6989,17 @@ mod p173 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut l1 = vec![0.0; a.len()];
-        for p2 in 0..a.len() {
-            l1[p2] = c[p2] * b[0];
+        let mut s1 = (b[0] - b.mean().unwrap());
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * helper_halving(c, (k as f64 * 0.5), 0, k + 1) + y * 0.1;
         }
-        l1[0] += y;
-        let v3 = Array1::from(l1);
-        let mut s4 = v3[0] * 0.5;
-        let mut stack5: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack5.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s4 = (s4 * 0.7 + b[j] * helper_halving(c, (k as f64 * 0.5), 0, k + 1) * w).tanh();
-            if j % 3 == 2 {
-                stack5.pop();
-            }
+        match k % 4 {
+            j if j > 1 => s1 = (1.0 + c.mapv(f64::tanh).sum() * c.mapv(f64::tanh).sum()).sqrt() * j as f64,
+            _ if y.tanh().exp() > 0.2 => s1 = s1 * y,
+            _ => s1 += (a[0] + 1.39),
         }
-        let mut stack6: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack6.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p7 = stack6.pop().unwrap();
-                let q8 = stack6.pop().expect("two");
-                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
-            }
-        }
-        let mut top9 = (a).to_owned();
-        while let Some(p7) = stack6.pop() {
-            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
-        }
-        for q8 in top9.iter_mut() {
-            *q8 = (q8.sin() + (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)))) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top9).and(a).for_each(|p7, &q8| *p7 += q8 * p7.cos());
-        let s10 = top9.sum();
-        (k as f64 * 0.5) + s4 + v3.sum() * 0.3
+        let mut s2 = helper_scalar((x - y.tanh().exp()), helper_scalar(y, ((k as f64 * 0.5) - 1.34)));
+        (helper_array(b, (k as f64 * 0.5)) * f64::ln((1.0 + 1.37 * 1.37))) + s2
     }
 
     #[test]
@@ -7207,18 +7016,14 @@ mod p174 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = y;
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a[k % a.len()]).tanh();
+        for m in a.iter().take_while(|q| **q > -0.9).map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * s1 + x * 0.1;
         }
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + b[j] * (x / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
-            }
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * (y + c[0]);
         }
-        ((1.0 + s1 * s1).sqrt() * helper_array(b, s1)) + s1
+        helper_halving(c, (1.0 + s1 * s1).sqrt(), 0, k + 1) + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7234,28 +7039,30 @@ mod p175 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = b.iter().take(3).filter(|p1| **p1 < 0.5).cloned().fold(-0.5, |q2, p1| q2 * p1 + c.mapv(f64::tanh).sum());
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] = c[i] * x.tanh().exp();
+        let mut s1: f64 = 1.12;
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * c.mean().unwrap() + s1 * 0.1;
         }
-        for i in (0..a.len()).rev() {
-            if i % 3 == 2 {
-                continue;
+        let mut s4 = c.iter().fold(0.5, |q3, p2| (q3 * 0.8 + p2 * b[a.len() - 1].tanh()).tanh());
+        let mut s5: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s5 = (s5 * 0.6 + v * s4 + k as f64 * 0.1).sin();
             }
-            s3 = (s3 * 0.7 + c[i] * b.mapv(f64::tanh).sum()).tanh();
         }
-        let mut s7 = b.iter().rev().skip(1).zip(b.iter().step_by(2)).map(|(p5, q6)| p5 * q6 + y).sum::<f64>();
-        let mut s8 = 1.0;
-        for i in 0..a.len() {
-            let n9 = (s8 * 0.5 + w4[i] * (k as f64 * 0.5).tanh().exp()).tanh();
-            if (n9 - s8).abs() < 0.05 {
-                break;
-            }
-            s8 = n9;
+        let v6 = (c + c);
+        let mut prev7: Option<f64> = if k % 2 == 0 { Some((k as f64 * 0.5) * 0.5) } else { None };
+        for j in 0..a.len() {
+            s4 += match prev7 { Some(p8) => (p8 * (k as f64 * 0.5)).sin(), None => v6[j] };
+            prev7 = if v6[j] > 0.437 { Some(v6[j].tanh()) } else { None };
         }
-        let mut s10 = s8.sin().cos();
-        (x.tanh().exp() / (1.0 + (1.0 + s8 * s8).ln() * (1.0 + s8 * s8).ln())) + s10 + w4.sum() * 0.3
+        let s9 = if prev7.is_some() { prev7.unwrap() * (k as f64 * 0.5) } else { 0.25 };
+        if k % 2 == 0 {
+            s1 = ((x / (1.0 + x * x)) * (1.0 + s5 * s5).ln());
+        } else {
+            s1 = s1 * a.mean().unwrap();
+        }
+        (s1 / (1.0 + 0.35 * 0.35)) + s5 + v6.sum() * 0.3
     }
 
     #[test]
@@ -7271,30 +7078,18 @@ mod p176 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = ((1.0 + helper_scalar(y, b[k % a.len()]) * helper_scalar(y, b[k % a.len()])).sqrt() - helper_halving(a, (x + x), 0, k + 1));
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * c[a.len() - 1]).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * c[k % a.len()].tanh().exp();
-                }
-            }
-            if n2 > 2 {
-                break s1 + c[k % a.len()].tanh().exp();
-            }
-        };
-        let mut w4 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w4[i] += (c[i] + (1.09 / (1.0 + s1 * s1))).sin();
+        let mut s3 = a.iter().fold(0.5, |q2, p1| (q2 * 0.8 + p1 * (1.0 + c[k % a.len()] * c[k % a.len()]).ln()).tanh());
+        if k % 2 == 1 {
+            let mut s3 = s3 * 0.5 + helper_halving(a, x, 0, k + 1);
+            s3 = (s3 * 0.8 + s3 * 0.3).tanh();
         }
-        if c[0] < 0.0 {
-            s1 = a[a.len() - 1];
+        s3 += s3 * 0.2;
+        if ((k as f64 * 0.5) + c[k % a.len()]) > 0.1 {
+            s3 = helper_array(c, c[k % a.len()]).tanh().exp();
         } else {
-            s1 = s1 * helper_halving(a, b[a.len() - 1], 0, k + 1).tanh();
+            s3 = s3 * b[a.len() - 1];
         }
-        s1 + s1 + w4.sum() * 0.3
+        helper_recursive(c, helper_scalar(b[a.len() - 1], 1.38), k % 3) + s3
     }
 
     #[test]
@@ -7310,22 +7105,35 @@ mod p177 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in 0..3 {
-            let n2 = (&h1 * x + c).mapv(f64::tanh);
-            h1.assign(&n2);
+        let mut stack1: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack1.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p2 = stack1.pop().unwrap();
+                let q3 = stack1.pop().expect("two");
+                stack1.push((&p2 * 0.5 + &q3).mapv(f64::tanh));
+            }
         }
+        let mut top4 = (c).to_owned();
+        while let Some(p2) = stack1.pop() {
+            top4 = (&top4 * 0.5 + &p2).mapv(f64::tanh);
+        }
+        for q3 in top4.iter_mut() {
+            *q3 = (q3.sin() + 0.60) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top4).and(c).for_each(|p2, &q3| *p2 += q3 * p2.cos());
+        let s5 = top4.sum();
+        let mut s6: f64 = 0.0;
+        for k in 0..2 {
+            for v in a.iter() {
+                s6 = (s6 * 0.6 + v * (s6 + (k as f64 * 0.5)) + k as f64 * 0.1).sin();
+            }
+        }
+        let mut s9 = a.iter().map(|p7| p7 * b.mapv(f64::tanh).sum()).enumerate().skip(1).zip(a.iter().map(|q8| q8.cos())).map(|((q8, p7), b0)| p7 * b0 * q8 as f64).sum::<f64>();
         if k == 3 {
-            return (1.0 + (y + (k as f64 * 0.5)) * (y + (k as f64 * 0.5))).sqrt();
+            return helper_array(a, b.mean().unwrap());
         }
-        let mut s5 = h1.iter().zip(a.iter()).map(|(p3, q4)| p3 * y.cos() - q4).reduce(f64::max).unwrap();
-        if k % 2 == 0 {
-            s5 = 0.5;
-        } else {
-            s5 = k as f64 * 0.25;
-        }
-        s5 += x;
-        x + s5 + h1.sum() * 0.3
+        helper_scalar(s9, (b[0] - y)) + s9
     }
 
     #[test]
@@ -7342,24 +7150,32 @@ mod p178 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((helper_scalar(y, (k as f64 * 0.5)) / (1.0 + helper_scalar(y, a[0]) * helper_scalar(y, a[0]))) / (1.0 + 0.91 * 0.91));
-        'outer: for i in 0..a.len() {
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (k as f64 * 0.5)).tanh();
-                if s1 > 0.3 && j > i {
-                    continue 'outer;
-                }
-            }
-            s1 += b[i] * 0.2;
+        if k % 2 == 1 {
+            let y = y * 0.5 + (k as f64 * 0.5);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        let mut pieces2 = Array1::<f64>::zeros(2 * a.len());
+        s1 += y * 0.2;
+        let mut stack2: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            pieces2.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * (0.76 - (k as f64 * 0.5)), (c[i] + (0.40 * 0.81)).sin()]);
+            stack2.push(c.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p3 = stack2.pop().unwrap();
+                let q4 = stack2.pop().expect("two");
+                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
+            }
         }
-        let [p3, q4] = [pieces2.first().copied().unwrap(), *pieces2.last().unwrap()];
-        let s5 = p3 * q4 + std::iter::zip(&pieces2, c).map(|(x, y)| x * y).sum::<f64>();
-        let arr6 = [(y + y), y.sin(), 1.38];
-        let s7 = arr6.iter().sum::<f64>() * arr6[k % 3];
-        helper_recursive(c, (k as f64 * 0.5), k % 3) + s1
+        let mut top5 = (c).to_owned();
+        while let Some(p3) = stack2.pop() {
+            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
+        }
+        for q4 in top5.iter_mut() {
+            *q4 = (q4.sin() + (0.76 - (k as f64 * 0.5))) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top5).and(c).for_each(|p3, &q4| *p3 += q4 * p3.cos());
+        let s6 = top5.sum();
+        let arr7 = [(0.81 * s6), (c[0] * 0.64), y.sin()];
+        let s8 = arr7.iter().sum::<f64>() * arr7[k % 3];
+        helper_recursive(a, b[a.len() - 1], k % 3) + s1
     }
 
     #[test]
@@ -7375,12 +7191,17 @@ mod p179 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = (c.mapv(f64::tanh).sum() - c[0]);
-        s1 += (y.tanh().exp() * (k as f64 * 0.5).tanh().exp());
-        for i in (0..a.len()).rev() {
-            s1 = (s1 * 0.7 + b[i] * 0.89).tanh();
+        let mut w1 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w1[i] = b[i] * y;
         }
-        helper_recursive(a, helper_recursive(a, c[0], k % 3), k % 3) + s1
+        let mut s2 = ((a.dot(c) / (1.0 + x * x)) - w1.mapv(f64::tanh).sum());
+        for k in 0..2 {
+            for v in a.iter() {
+                s2 = (s2 * 0.6 + v * f64::tanh(0.89).exp() + k as f64 * 0.1).sin();
+            }
+        }
+        helper_array(a, helper_halving(c, s2, 0, k + 1)) + s2 + w1.sum() * 0.3
     }
 
     #[test]
@@ -7396,29 +7217,21 @@ mod p180 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut w1 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w1[i] += (b[i] + c[0]).sin();
-        }
-        let mut s2 = x;
-        for i in 0..a.len() {
-            let t3 = w1[i] * helper_halving(c, x, 0, k + 1);
-            let mut u4 = t3;
-            if t3 > 0.1 {
-                u4 = u4 * c[(i + 1) % a.len()];
-            }
-            s2 += u4;
-        }
-        let mut u5 = b.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * (c[a.len() - 1] + w1[a.len() - 1]);
-        }
-        if u5.mapv(f64::tanh).sum() > 0.1 {
-            s2 = helper_halving(&w1, ((k as f64 * 0.5) - s2), 0, k + 1);
+        let mut s3 = b.iter().copied().nth(1).unwrap_or(0.5) * x + b.iter().map(|p1| p1 - x).filter(|p1| *p1 > 0.3).reduce(f64::max).unwrap_or(x);
+        let v4 = (c * c).mapv(f64::tanh);
+        if k % 2 == 0 {
+            s3 = 0.5;
         } else {
-            s2 = s2 * s2;
+            s3 = k as f64 * 0.25;
         }
-        (k as f64 * 0.5) + s2 + u5.sum() * 0.3
+        s3 += 0.83;
+        let mut prev5: Option<f64> = None;
+        for j in 0..a.len() {
+            s3 = s3 * 0.5 + prev5.unwrap_or(0.40) * a[j];
+            if j % 2 == 1 { prev5 = None; } else { prev5 = Some(a[j] + 0.40); }
+        }
+        let s7 = if prev5.is_some() { prev5.unwrap() * 0.40 } else { 0.25 };
+        helper_halving(a, helper_recursive(c, v4[a.len() - 1], k % 3), 0, k + 1) + s3 + v4.sum() * 0.3
     }
 
     #[test]
@@ -7434,33 +7247,47 @@ mod p181 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = x;
-        for (p1, &q2) in b.iter().zip(a) {
-            s3 = (s3 * 0.7 + p1 * q2 * (0.71 + y)).tanh();
+        let mut s1 = ((helper_halving(c, x, 0, k + 1) + x) * y);
+        if k % 2 == 1 {
+            let y = y * 0.5 + helper_halving(a, 0.37, 0, k + 1);
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s3 += (helper_halving(a, 0.37, 0, k + 1) * 0.69);
-        match k % 4 {
-            j if j > 1 => s3 = s3.cos() * j as f64,
-            _ if helper_recursive(a, 0.33, k % 3) > 0.2 => s3 = s3 * helper_scalar(y, a[0]).tanh().exp(),
-            _ => s3 += (k as f64 * 0.5).tanh().exp(),
+        s1 += y * 0.2;
+        let arr2 = [helper_array(c, y), a.mean().unwrap(), (k as f64 * 0.5).cos()];
+        let s3 = arr2.iter().sum::<f64>() * arr2[k % 3];
+        for m in b.iter().map(|t| (t * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * a.mean().unwrap() + y * 0.1;
         }
-        let mut s4 = (helper_scalar(helper_array(b, (k as f64 * 0.5)), helper_halving(b, (k as f64 * 0.5), 0, k + 1)) - c[k % a.len()]);
-        let arr5 = [helper_array(c, b[a.len() - 1]), b.dot(c), (k as f64 * 0.5).tanh()];
-        let s6 = arr5.iter().sum::<f64>() * arr5[k % 3];
-        let mut n7 = 0;
-        let s8 = 'search: loop {
-            n7 += 1;
+        match k % 3 {
+            0 => s1 = (c.mapv(f64::tanh).sum() - (x - y)),
+            1 => s1 = s1 * helper_scalar(helper_halving(b, (k as f64 * 0.5), 0, k + 1), c[k % a.len()]),
+            _ => s1 += (c[k % a.len()] / (1.0 + s3 * s3)),
+        }
+        let s4 = 'blk: {
+            if a.mean().unwrap() > 0.437 {
+                break 'blk a.mean().unwrap() * 2.0;
+            }
             for j in 0..a.len() {
-                s4 = (s4 * 0.8 + c[j] * b.mean().unwrap()).tanh();
-                if s4 > 0.3 && j > n7 {
-                    break 'search s4 * s6.tanh().exp();
+                if b[j] > 0.6 {
+                    break 'blk b[j] + b.mean().unwrap();
                 }
             }
-            if n7 > 2 {
-                break s4 + s6.tanh().exp();
+            s1 - b.mean().unwrap()
+        };
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + b[j] * s4.tanh().exp()).tanh();
+                if s1 > 0.3 && j > n5 {
+                    break 'search s1 * (s1 + y);
+                }
+            }
+            if n5 > 2 {
+                break s1 + (s1 + y);
             }
         };
-        (b.dot(b) + (s6 - 0.33)) + s4
+        (helper_scalar(0.33, x) - c.mapv(f64::tanh).sum()) + s1
     }
 
     #[test]
@@ -7476,35 +7303,32 @@ mod p182 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = y;
-        let mut v2 = b.to_owned();
-        for i in 0..2 {
-            (s1, v2) = helper_pair(&v2, s1 * 0.5 + 0.1);
+        let v1 = b.mapv(|t| { let u = t * y; u * u - t });
+        let mut s2 = helper_halving(b, v1[a.len() - 1], 0, k + 1);
+        match k % 4 {
+            j if j > 1 => s2 = ((k as f64 * 0.5) / (1.0 + (s2 / (1.0 + 0.93 * 0.93)) * (s2 / (1.0 + 0.93 * 0.93)))) * j as f64,
+            _ if c.mean().unwrap() > 0.2 => s2 = s2 * v1.mean().unwrap(),
+            _ => s2 += f64::sin(0.64),
         }
-        let s3 = s1 * v2.sum();
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let l3: Vec<f64> = a.iter().filter(|p4| **p4 > 0.0).map(|p4| (p4 * helper_array(b, s2)).tanh()).collect();
+        let mut s5 = l3.iter().sum::<f64>();
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * c.mean().unwrap();
+        }
+        let mut h7 = c.to_owned();
+        for i in (0..a.len()).rev() {
+            h7.scaled_add((s2 / (1.0 + x * x)), c);
+        }
+        let mut s8 = 1.0;
         for i in 0..a.len() {
-            w4[i] += (a[i] + b[a.len() - 1]).sin();
-        }
-        let mut s5 = ((1.0 + f64::tanh(0.93) * f64::tanh(0.93)).sqrt() / (1.0 + (f64::sin(0.64) - c.mean().unwrap()) * (f64::sin(0.64) - c.mean().unwrap())));
-        s5 = (helper_array(b, x) / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)));
-        for k in 0..2 {
-            for (j, v) in c.iter().enumerate() {
-                s5 += (v * j as f64) * helper_scalar(1.29, b[a.len() - 1]);
+            let n9 = (s8 * 0.5 + c[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+            if (n9 - s8).abs() < 0.05 {
+                break;
             }
+            s8 = n9;
         }
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + a[j6 - 1] * helper_array(a, (k as f64 * 0.5));
-        }
-        let mut pieces7 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces7.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * s3, (c[i] + helper_halving(b, 0.90, 0, k + 1)).sin()]);
-        }
-        let [p8, q9] = [pieces7.first().copied().unwrap(), *pieces7.last().unwrap()];
-        let s10 = p8 * q9 + std::iter::zip(&pieces7, c).map(|(x, y)| x * y).sum::<f64>();
-        helper_recursive(c, s5, k % 3) + s5 + w4.sum() * 0.3
+        v1.mapv(f64::tanh).sum().cos() + s8 + h7.sum() * 0.3
     }
 
     #[test]
@@ -7521,28 +7345,36 @@ mod p183 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = helper_recursive(c, (k as f64 * 0.5), k % 3);
-        match k % 3 {
-            0 => s1 = (k as f64 * 0.5),
-            1 => s1 = s1 * (b.mean().unwrap() + (1.0 + s1 * s1).sqrt()),
-            _ => s1 += b.mapv(f64::tanh).sum(),
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s1 = (s1 * 0.8 + a[j] * 0.74).tanh();
+                if s1 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s1 += a[i] * 0.2;
         }
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
+        let v2 = b.mapv(|t| { let u = t * y; u * u - t });
+        if k % 2 == 1 {
+            let y = y * 0.5 + c.mapv(f64::tanh).sum();
+            s1 = (s1 * 0.8 + y * 0.3).tanh();
         }
-        s1 += (1.0 + y * y).ln();
-        let (s2, v3) = helper_pair(b, s1.tanh());
-        let s4 = s2 * v3.sum();
-        match k % 4 {
-            j if j > 1 => s1 = (s4 + a[a.len() - 1].cos()) * j as f64,
-            _ if (k as f64 * 0.5) > 0.2 => s1 = s1 * (1.0 + y * y).sqrt(),
-            _ => s1 += helper_scalar(0.47, 0.61),
+        s1 += y * 0.2;
+        let mut prev3: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 += match prev3 { Some(p4) => (p4 * y).sin(), None => b[j] };
+            prev3 = if b[j] > 0.437 { Some(b[j].tanh()) } else { None };
         }
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * 0.60 + x * 0.1;
+        let s5 = if prev3.is_some() { prev3.unwrap() * y } else { 0.25 };
+        let mut s6 = 1.0;
+        for i in 0..a.len() {
+            let n7 = (s6 * 0.5 + b[i] * v2[k % a.len()]).tanh();
+            s6 = n7;
+            if s6.abs() > 0.6 {
+                s6 = 0.6;
+            }
         }
-        b.mean().unwrap() + s1
+        (s1 + a[a.len() - 1].cos()) + s6 + v2.sum() * 0.3
     }
 
     #[test]
@@ -7558,30 +7390,13 @@ mod p184 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
-        for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + b[i] * (k as f64 * 0.5)).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
-            }
+        let mut s1 = (k as f64 * 0.5).tanh().exp();
+        let mut u2 = a.to_owned();
+        for i in 1..u2.len() {
+            u2[i] = u2[i - 1] * 0.5 + u2[i] * c.mapv(f64::tanh).sum();
         }
-        let arr3 = [0.45, helper_scalar(c[0], c[0]), y];
-        let s4 = arr3.iter().sum::<f64>() * arr3[k % 3];
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
-            for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * (0.43 - s4)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_recursive(a, a[a.len() - 1], k % 3);
-                }
-            }
-            if n5 > 2 {
-                break s1 + helper_recursive(a, a[a.len() - 1], k % 3);
-            }
-        };
-        ((1.0 + y * y).ln() + (x - (k as f64 * 0.5))) + s1
+        s1 = (s1 * 0.5 + b.dot(c)).tanh();
+        y + s1 + u2.sum() * 0.3
     }
 
     #[test]
@@ -7597,44 +7412,51 @@ mod p185 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
+        let mut s1 = helper_array(b, helper_recursive(c, ((k as f64 * 0.5) + 0.52), k % 3));
         match k % 3 {
-            0 => s1 = helper_array(b, helper_recursive(c, x, k % 3)),
-            1 => { s1 = c[k % a.len()]; }
-            _ => s1 = helper_halving(a, c.dot(b), 0, k + 1),
+            0 => s1 = y,
+            1 => s1 = s1 * ((y + y) / (1.0 + s1 * s1)),
+            _ => s1 += helper_recursive(a, s1, k % 3),
         }
-        let mut stack2: Vec<Array1<f64>> = Vec::new();
+        let mut s2 = 1.0;
         for i in 0..a.len() {
-            stack2.push(a.mapv(|t| (t * x + i as f64 * 0.1).sin()));
+            let n3 = (s2 * 0.5 + a[i] * a.dot(c)).tanh();
+            if (n3 - s2).abs() < 0.05 {
+                break;
+            }
+            s2 = n3;
+        }
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack4.push(a.mapv(|t| (t * s2 + i as f64 * 0.1).sin()));
             if i % 2 == 1 && k % 2 == 0 {
-                let p3 = stack2.pop().unwrap();
-                let q4 = stack2.pop().expect("two");
-                stack2.push((&p3 * 0.5 + &q4).mapv(f64::tanh));
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut top5 = (b).to_owned();
-        while let Some(p3) = stack2.pop() {
-            top5 = (&top5 * 0.5 + &p3).mapv(f64::tanh);
+        let mut top7 = (c).to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
-        for q4 in top5.iter_mut() {
-            *q4 = (q4.sin() + s1) * 0.5;
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + s1.tanh().exp()) * 0.5;
         }
-        ad::ndarray::Zip::from(&mut top5).and(b).for_each(|p3, &q4| *p3 += q4 * p3.cos());
-        let s6 = top5.sum();
-        let mut s7 = y;
-        if k % 2 == 0 {
-            s7 = a.dot(c);
-        } else {
-            s7 = s7 * c.mean().unwrap();
+        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let mut stack9: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack9.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + a[j] * helper_array(b, 1.09) * w).tanh();
+            if j % 3 == 2 {
+                stack9.pop();
+            }
         }
-        let mut s10 = b.iter().zip(b.iter()).map(|(p8, q9)| p8 * (s7 - y) - q9).reduce(f64::max).unwrap();
-        let s11: f64;
-        match k % 3 {
-            0 => s11 = helper_scalar(helper_recursive(a, x, k % 3), (s6 - 0.52)),
-            1 => { s11 = 0.5; }
-            _ => s11 = helper_array(a, s7).tanh().exp(),
+        let mut w10 = Array1::<f64>::zeros(a.len());
+        for i in 0..a.len() {
+            w10[i] += (a[i] + (s1 - c[0])).sin();
         }
-        (helper_array(a, 0.84) / (1.0 + (a[k % a.len()] - c[k % a.len()]) * (a[k % a.len()] - c[k % a.len()]))) + s10
+        helper_halving(c, helper_array(&w10, s1), 0, k + 1) + s2 + w10.sum() * 0.3
     }
 
     #[test]
@@ -7650,29 +7472,34 @@ mod p186 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let f2: Array1<f64> = a.iter().rev().map(|p3| (p3 * y).tanh() + b.mapv(f64::tanh).sum()).collect();
-        let mut s1 = f2.dot(&f2) * 0.1;
-        let mut f5 = c.to_owned();
-        f5.mapv_inplace(|t| (t * x).tanh());
-        f5.scaled_add((a[k % a.len()] - x), &c);
-        let mut s4 = f5.sum() * 0.3;
-        let mut m7 = Array2::<f64>::zeros((2, a.len()));
-        for i in 0..2 {
-            m7.row_mut(i).assign(&(c * ((s1 * (k as f64 * 0.5)) + i as f64)));
+        let mut s1 = helper_recursive(b, (1.0 + (x / (1.0 + x * x)) * (x / (1.0 + x * x))).ln(), k % 3);
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
         }
-        let mut s6 = m7.row(1).dot(b) * ((k as f64 * 0.5) - 0.50);
-        let mut s9: f64 = {
-            let t8 = 0.79;
-            t8 * t8 * 0.5 + ((k as f64 * 0.5) * s1)
-        };
-        s4 = (s4 * (1.35 + 0.34));
-        let mut s10 = helper_recursive(a, s1, k % 3);
-        let mut v11 = a.to_owned();
-        for i in 0..2 {
-            (s10, v11) = helper_pair(&v11, s10 * 0.5 + 0.1);
+        s1 += helper_array(b, 1.15);
+        for m in c.iter().filter(|q| **q > 0.1).map(|s1| (s1 * 0.7).sin()) {
+            s1 = s1 * 0.8 + m * b.mapv(f64::tanh).sum() + s1 * 0.1;
         }
-        let s12 = s10 * v11.sum();
-        f5.dot(&f2) + s9 + f5.sum() * 0.3
+        let mut l2 = vec![a.to_owned()];
+        for p3 in 0..2 {
+            let n = l2[p3].mapv(|t| (t * x).sin()) + b;
+            l2.push(n);
+        }
+        let v4 = l2[l2.len() - 1].to_owned();
+        let mut s5 = l2[1][0] * helper_array(a, y);
+        s1 += helper_recursive(b, y, k % 3).tanh().exp();
+        let mut s6 = f64::tanh(0.79).exp();
+        let mut stack7: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack7.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + a[j] * (x * (k as f64 * 0.5)) * w).tanh();
+            if j % 3 == 2 {
+                stack7.pop();
+            }
+        }
+        (a.mapv(f64::tanh).sum() * helper_halving(c, 0.34, 0, k + 1)) + s6 + v4.sum() * 0.3
     }
 
     #[test]
@@ -7688,24 +7515,41 @@ mod p187 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1 = 'blk: {
-            if c.mapv(f64::tanh).sum() > 0.437 {
-                break 'blk c.mapv(f64::tanh).sum() * 2.0;
-            }
+        let mut s1 = a[k % a.len()];
+        for i in 0..a.len() {
+            let w2 = match i % 3 {
+                0 => continue,
+                1 => b[i] * s1,
+                _ => {
+                    if b[i] > 0.8 {
+                        break;
+                    }
+                    b[i].tanh()
+                }
+            };
+            s1 += w2 * f64::tanh(1.31).exp();
+        }
+        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * f64::tanh(1.31).exp() };
+        let mut s4 = ((1.0 + c.dot(c) * c.dot(c)).sqrt() * y);
+        for i in (0..a.len()).rev() {
+            s1 = (s1 * 0.7 + b[i] * b.mean().unwrap()).tanh();
+            let i = (i + 1) % c.len();
+            s1 = s1 + a[i] * 0.3;
+        }
+        let mut n5 = 0;
+        let s6 = 'search: loop {
+            n5 += 1;
             for j in 0..a.len() {
-                if c[j] > 0.6 {
-                    break 'blk c[j] + b.mapv(f64::tanh).sum();
+                s4 = (s4 * 0.8 + b[j] * helper_recursive(a, s3, k % 3)).tanh();
+                if s4 > 0.3 && j > n5 {
+                    break 'search s4 * helper_array(b, s4);
                 }
             }
-            (1.18 / (1.0 + 1.31 * 1.31)) - b.mapv(f64::tanh).sum()
+            if n5 > 2 {
+                break s4 + helper_array(b, s4);
+            }
         };
-        let mut s2 = ((1.0 + c.dot(c) * c.dot(c)).sqrt() * x);
-        for i in (0..a.len()).step_by(2) {
-            s2 = (s2 * 0.7 + b[i] * helper_scalar(0.51, 0.29)).tanh();
-        }
-        s2 = (s2 * 0.5 + helper_recursive(a, ((k as f64 * 0.5) / (1.0 + 0.88 * 0.88)), k % 3)).tanh();
-        let mut s5 = c.iter().zip(b.iter()).map(|(p3, q4)| p3 * q4 * (0.38 / (1.0 + x * x))).sum::<f64>();
-        helper_array(c, helper_scalar((k as f64 * 0.5), y)) + s5
+        helper_scalar((0.38 / (1.0 + s1 * s1)), helper_recursive(a, c[0], k % 3)) + s4
     }
 
     #[test]
@@ -7721,25 +7565,30 @@ mod p188 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut pieces1 = Array1::<f64>::zeros(2 * a.len());
+        let mut s3 = a.iter().map(|p1| p1 * y).min_by(|p1, q2| (p1 - y).abs().total_cmp(&(q2 - y).abs())).unwrap();
+        let mut l4 = vec![0.0; a.len()];
+        for p5 in 0..a.len() {
+            l4[p5] = b[p5] * y;
+        }
+        l4[0] += x;
+        let v6 = Array1::from(l4);
+        let mut s7 = v6[0] * 0.5;
+        let mut j8 = 0;
+        while j8 < a.len() {
+            j8 += 1;
+            s3 = s3.sin() * 0.9 + b[j8 - 1] * 0.32;
+        }
+        let mut h9 = a.to_owned();
         for i in 0..a.len() {
-            pieces1.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![a[i] * y, (a[i] + 0.70).sin()]);
+            let n10 = (&h9 * x + a).mapv(f64::tanh);
+            h9.assign(&n10);
         }
-        let [p2, q3] = [pieces1.first().copied().unwrap(), *pieces1.last().unwrap()];
-        let s4 = p2 * q3 + std::iter::zip(&pieces1, b).map(|(x, y)| x * y).sum::<f64>();
-        let mut s5 = y;
-        let mut j6 = 0;
-        while j6 < a.len() {
-            j6 += 1;
-            s5 = s5.sin() * 0.9 + b[j6 - 1] * b[0];
+        for i in (1..a.len()).step_by(2) {
+            let t11 = v6[i] * y;
+            s7 += t11 * t11 * 0.5;
+            s7 -= c[(i + 1) % a.len()] * c[0];
         }
-        match k % 4 {
-            j if j > 1 => s5 = (1.0 + helper_recursive(a, y, k % 3) * helper_recursive(a, y, k % 3)).ln() * j as f64,
-            _ if (s4 * c[0]) > 0.2 => s5 = s5 * 0.84,
-            _ => s5 += y,
-        }
-        let mut s7 = helper_array(b, helper_array(c, helper_array(a, (k as f64 * 0.5))));
-        s5 + s7
+        helper_array(&h9, helper_array(c, a[0])) + s7 + h9.sum() * 0.3
     }
 
     #[test]
@@ -7755,23 +7604,30 @@ mod p189 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s3 = (1.0 + f64::cos(0.60).cos() * f64::cos(0.60).cos()).ln();
-        for (p1, &q2) in b.iter().zip(b) {
-            s3 = (s3 * 0.7 + p1 * q2 * (1.0 + x * x).ln()).tanh();
+        let mut l1 = Vec::new();
+        for p2 in 0..a.len() {
+            if b[p2] > b[p2] {
+                l1.push((b[p2] * (1.0 + x * x).ln()).sin());
+            } else {
+                l1.push(b[p2] * y);
+            }
         }
-        let v4 = a.mapv(|t| t * t * 0.5 - t);
-        let mut pieces5 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces5.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * (x / (1.0 + 0.46 * 0.46)), (b[i] + (k as f64 * 0.5)).sin()]);
+        let s3 = l1.get(k % 4).copied().unwrap_or((1.0 + x * x).ln());
+        let mut s4 = l1.iter().map(|p2| p2 * p2).sum::<f64>() + l1[0] + s3;
+        let mut u5 = b.to_owned();
+        for i in 1..u5.len() {
+            u5[i] = u5[i - 1] * 0.5 + u5[i] * f64::cos(0.60);
         }
-        let [p6, q7] = [pieces5.first().copied().unwrap(), *pieces5.last().unwrap()];
-        let s8 = p6 * q7 + std::iter::zip(&pieces5, a).map(|(x, y)| x * y).sum::<f64>();
-        let mut j9 = 0;
-        while j9 < a.len() {
-            j9 += 1;
-            s3 = s3.sin() * 0.9 + b[j9 - 1] * f64::sin(1.21);
+        match k % 3 {
+            0 => s4 = (s4 / (1.0 + s4 * s4)).tanh().exp(),
+            1 => s4 = s4 * helper_array(b, 0.42),
+            _ => s4 += b.mean().unwrap(),
         }
-        (k as f64 * 0.5) + s3 + v4.sum() * 0.3
+        let mut u6 = c.to_owned();
+        for i in 1..u6.len() {
+            u6[i] = u6[i - 1] * 0.5 + u6[i] * (a[a.len() - 1] - (k as f64 * 0.5));
+        }
+        (helper_recursive(&u6, s4, k % 3) + x) + s4 + u6.sum() * 0.3
     }
 
     #[test]
@@ -7787,46 +7643,42 @@ mod p190 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let s1: f64;
-        match k % 3 {
-            0 => s1 = c.mean().unwrap(),
-            1 => { s1 = 0.5; }
-            _ => s1 = helper_recursive(a, 0.90, k % 3).tanh(),
-        }
-        let mut s2 = s1;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
-            for j in 0..a.len() {
-                s2 = (s2 * 0.8 + c[j] * b.mapv(f64::tanh).sum()).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * b[0];
-                }
-            }
-            if n3 > 2 {
-                break s2 + b[0];
-            }
-        };
-        let mut u5 = c.to_owned();
-        for i in 1..u5.len() {
-            u5[i] = u5[i - 1] * 0.5 + u5[i] * y.sin();
-        }
+        let (s1, v2) = helper_pair(b, (1.0 + x * x).sqrt());
+        let s3 = s1 * v2.sum();
+        let mut h4 = a.to_owned();
         for i in 0..a.len() {
-            let s4 = s4 * 0.5 + s2;
-            s2 = (s2 * 0.8 + s4 * 0.3).tanh();
+            h4.scaled_add(s3, a);
+            if i == 3 {
+                break;
+            }
         }
-        s2 += s4 * 0.2;
+        let mut s5 = c.mapv(f64::tanh).sum();
+        match k % 4 {
+            j if j > 1 => s5 = helper_halving(&h4, c[0].tanh().exp(), 0, k + 1) * j as f64,
+            _ if (a[k % a.len()] / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) > 0.2 => s5 = s5 * helper_halving(b, h4.mapv(f64::tanh).sum(), 0, k + 1),
+            _ => s5 += (y + (k as f64 * 0.5)),
+        }
+        let mut pieces6 = Array1::<f64>::zeros(2 * a.len());
         for i in 0..a.len() {
-            let t6 = b[i] * x;
-            s2 += t6.sin() * helper_halving(b, s4, 0, k + 1);
+            pieces6.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![c[i] * helper_halving(b, s5, 0, k + 1), (c[i] + helper_recursive(b, y, k % 3)).sin()]);
+        }
+        let [p7, q8] = [pieces6.first().copied().unwrap(), *pieces6.last().unwrap()];
+        let s9 = p7 * q8 + std::iter::zip(&pieces6, a).map(|(x, y)| x * y).sum::<f64>();
+        let mut s10 = 1.0;
+        for i in 0..a.len() {
+            let n11 = (s10 * 0.5 + h4[i] * (1.23 - c[k % a.len()])).tanh();
+            s10 = n11;
+            if s10.abs() > 0.6 {
+                s10 = 0.6;
+            }
         }
         match k % 3 {
-            0 => s2 = a.mean().unwrap(),
-            1 => s2 = s2 * ((s1 / (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5))) * s1.tanh()),
-            _ => s2 += x.tanh().exp(),
+            0 => s5 = a[0],
+            1 => s5 = s5 * 0.93,
+            _ => s5 += helper_halving(a, (k as f64 * 0.5), 0, k + 1),
         }
-        let mut s9 = a.iter().chain(u5.iter()).rev().enumerate().map(|(q8, p7)| p7 * y * (q8 as f64 * 0.1 + 1.0)).sum::<f64>();
-        s4.cos() + s9 + u5.sum() * 0.3
+        let mut s12 = s9.cos();
+        (k as f64 * 0.5) + s12 + h4.sum() * 0.3
     }
 
     #[test]
@@ -7842,48 +7694,54 @@ mod p191 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1 = 1.0;
+        let arr1 = [c.dot(a), helper_array(a, b[k % a.len()]), ((k as f64 * 0.5) * b[a.len() - 1])];
+        let s2 = arr1.iter().sum::<f64>() * arr1[k % 3];
+        let mut s3: f64 = 1.23;
+        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
+            s3 = s3 * 0.8 + m * (1.12 * s2) + y * 0.1;
+        }
+        let mut stack4: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            let n2 = (s1 * 0.5 + a[i] * helper_halving(a, y, 0, k + 1)).tanh();
-            s1 = n2;
-            if s1.abs() > 0.6 {
-                s1 = 0.6;
+            stack4.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p5 = stack4.pop().unwrap();
+                let q6 = stack4.pop().expect("two");
+                stack4.push((&p5 * 0.5 + &q6).mapv(f64::tanh));
             }
         }
-        let mut w3 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w3[i] += (b[i] + (k as f64 * 0.5).tanh()).sin();
+        let mut top7 = (c).to_owned();
+        while let Some(p5) = stack4.pop() {
+            top7 = (&top7 * 0.5 + &p5).mapv(f64::tanh);
         }
-        let v4 = b.mapv(f64::sin);
-        let mut n5 = 0;
-        let s6 = 'search: loop {
-            n5 += 1;
+        for q6 in top7.iter_mut() {
+            *q6 = (q6.sin() + (k as f64 * 0.5)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top7).and(c).for_each(|p5, &q6| *p5 += q6 * p5.cos());
+        let s8 = top7.sum();
+        let (s9, v10) = helper_pair(b, b[k % a.len()]);
+        let s11 = s9 * v10.sum();
+        let mut s12 = 1.0;
+        for i in 0..a.len() {
+            let n13 = (s12 * 0.5 + b[i] * s2.tanh().exp()).tanh();
+            s12 = n13;
+            if s12.abs() > 0.6 {
+                s12 = 0.6;
+            }
+        }
+        let s14 = 'blk: {
+            if (s12 * y) > 0.437 {
+                break 'blk (s12 * y) * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + b[j] * helper_halving(&w3, (k as f64 * 0.5), 0, k + 1)).tanh();
-                if s1 > 0.3 && j > n5 {
-                    break 'search s1 * helper_scalar(y, 1.36);
+                if b[j] > 0.6 {
+                    break 'blk b[j] + b.mean().unwrap();
                 }
             }
-            if n5 > 2 {
-                break s1 + helper_scalar(y, 1.36);
-            }
+            s11 - b.mean().unwrap()
         };
-        let mut s7 = ad::ndarray::array![w3.dot(a), helper_halving(&v4, y, 0, k + 1), w3.mapv(f64::tanh).sum()].mapv(f64::sin).sum();
-        let mut stack8: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack8.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s7 = (s7 * 0.7 + b[j] * v4[a.len() - 1].tanh().exp() * w).tanh();
-            if j % 3 == 2 {
-                stack8.pop();
-            }
-        }
-        let mut pieces9 = Array1::<f64>::zeros(2 * a.len());
-        for i in 0..a.len() {
-            pieces9.slice_mut(ad::ndarray::s![2 * i..2 * i + 2]).assign(&ad::ndarray::array![b[i] * y, (b[i] + w3.mean().unwrap()).sin()]);
-        }
-        let [p10, q11] = [pieces9.first().copied().unwrap(), *pieces9.last().unwrap()];
-        let s12 = p10 * q11 + std::iter::zip(&pieces9, &v4).map(|(x, y)| x * y).sum::<f64>();
-        s1 + s7 + v4.sum() * 0.3
+        let arr15 = [a.mapv(f64::tanh).sum(), (x * s3), 0.82];
+        let s16 = arr15.iter().sum::<f64>() * arr15[k % 3];
+        helper_halving(a, 1.06, 0, k + 1) + s12
     }
 
     #[test]
@@ -7900,46 +7758,37 @@ mod p192 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1: f64 = 0.48;
-        if k % 2 == 0 {
-            s1 = 0.5;
-        } else {
-            s1 = k as f64 * 0.25;
-        }
-        s1 += s1.cos();
-        for i in 0..a.len() {
-            let x = x * 0.5 + x;
-            s1 = (s1 * 0.8 + x * 0.3).tanh();
-        }
-        s1 += x * 0.2;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * (k as f64 * 0.5),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * a.mean().unwrap();
-        }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * a.mean().unwrap() };
         match k % 4 {
-            j if j > 1 => s1 = (((k as f64 * 0.5) * s3) * b.mapv(f64::tanh).sum()) * j as f64,
-            _ if (x * x) > 0.2 => s1 = s1 * a[k % a.len()],
-            _ => s1 += (k as f64 * 0.5).cos(),
+            j if j > 1 => s1 = c[a.len() - 1].cos() * j as f64,
+            _ if helper_array(c, y) > 0.2 => s1 = s1 * (helper_halving(b, (k as f64 * 0.5), 0, k + 1) / (1.0 + s1 * s1)),
+            _ => s1 += a.mapv(f64::tanh).sum(),
         }
-        let mut w4 = Array1::<f64>::zeros(a.len());
+        let s2 = 'blk: {
+            if b.mean().unwrap() > 0.437 {
+                break 'blk b.mean().unwrap() * 2.0;
+            }
+            for j in 0..a.len() {
+                if b[j] > 0.6 {
+                    break 'blk b[j] + b.mapv(f64::tanh).sum();
+                }
+            }
+            a[k % a.len()] - b.mapv(f64::tanh).sum()
+        };
+        s1 = (s1 * 0.5 + helper_scalar((x * x), ((k as f64 * 0.5) + 0.48))).tanh();
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * y * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
+        }
+        let mut s6 = { let (p4, q5) = c.iter().zip(c.iter()).fold((0.0, 1.0), |(p4, q5), (a0, b0)| (p4 + a0 * b.dot(a), q5 * 0.9 + b0)); p4 * q5 };
+        let mut h7 = Array1::<f64>::zeros(a.len());
         for i in 0..a.len() {
-            w4[i] = a[i] * (1.0 + x * x).sqrt();
+            h7.scaled_add(c[a.len() - 1], a);
         }
-        match k % 3 {
-            0 => s1 = s1,
-            1 => s1 = s1 * (1.0 + w4.dot(&w4) * w4.dot(&w4)).sqrt(),
-            _ => s1 += c.mean().unwrap(),
-        }
-        helper_halving(b, w4[a.len() - 1], 0, k + 1) + s1 + w4.sum() * 0.3
+        helper_scalar(c.mapv(f64::tanh).sum(), y) + s6 + h7.sum() * 0.3
     }
 
     #[test]
@@ -7955,63 +7804,52 @@ mod p193 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let v1 = b.mapv(|t| { let u = t * x; u * u - t });
-        let mut s2: f64 = 1.13;
-        let mut n3 = 0;
-        let s4 = 'search: loop {
-            n3 += 1;
+        let mut s1 = b.mean().unwrap();
+        let mut stack2: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack2.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s1 = (s1 * 0.7 + c[j] * y * w).tanh();
+            if j % 3 == 2 {
+                stack2.pop();
+            }
+        }
+        let s3 = 'blk: {
+            if (y + 0.53) > 0.437 {
+                break 'blk (y + 0.53) * 2.0;
+            }
             for j in 0..a.len() {
-                s2 = (s2 * 0.8 + v1[j] * y).tanh();
-                if s2 > 0.3 && j > n3 {
-                    break 'search s2 * helper_array(&v1, s2);
+                if b[j] > 0.6 {
+                    break 'blk b[j] + (x * c[k % a.len()]);
                 }
             }
-            if n3 > 2 {
-                break s2 + helper_array(&v1, s2);
-            }
+            b.dot(c) - (x * c[k % a.len()])
         };
-        let mut s5 = helper_halving(&v1, (1.0 + b.dot(b) * b.dot(b)).ln(), 0, k + 1);
-        let mut stack6: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack6.push(c.mapv(|t| (t * y + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p7 = stack6.pop().unwrap();
-                let q8 = stack6.pop().expect("two");
-                stack6.push((&p7 * 0.5 + &q8).mapv(f64::tanh));
+        let mut prev4: Option<f64> = None;
+        for j in 0..a.len() {
+            if let Some(p5) = prev4 { s1 = s1 * 0.6 + p5 * a[j]; }
+            if j % 2 == 1 { prev4 = None; } else { prev4 = Some(a[j] + s3); }
+        }
+        let s6 = if prev4.is_some() { prev4.unwrap() * s3 } else { 0.25 };
+        let mut s7 = a.mapv(f64::tanh).sum();
+        let mut v8 = c.to_owned();
+        for i in 0..2 {
+            (s7, v8) = helper_pair(&v8, s7 * 0.5 + 0.1);
+        }
+        let s9 = s7 * v8.sum();
+        match k % 3 {
+            0 => s1 = x,
+            1 => s1 = s1 * helper_array(b, s6),
+            _ => s1 += (1.0 + s1 * s1).ln(),
+        }
+        for i in (1..a.len()).step_by(2) {
+            let t10 = b[i] * y;
+            let mut u11 = t10;
+            if t10 > 0.1 {
+                u11 = u11 * b[(i + 1) % a.len()];
             }
+            s1 += u11;
         }
-        let mut top9 = (a).to_owned();
-        while let Some(p7) = stack6.pop() {
-            top9 = (&top9 * 0.5 + &p7).mapv(f64::tanh);
-        }
-        for q8 in top9.iter_mut() {
-            *q8 = (q8.sin() + b[0]) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top9).and(a).for_each(|p7, &q8| *p7 += q8 * p7.cos());
-        let s10 = top9.sum();
-        let mut stack11: Vec<Array1<f64>> = Vec::new();
-        for i in 0..a.len() {
-            stack11.push(v1.mapv(|t| (t * x + i as f64 * 0.1).sin()));
-            if i % 2 == 1 && k % 2 == 0 {
-                let p12 = stack11.pop().unwrap();
-                let q13 = stack11.pop().expect("two");
-                stack11.push((&p12 * 0.5 + &q13).mapv(f64::tanh));
-            }
-        }
-        let mut top14 = (c).to_owned();
-        while let Some(p12) = stack11.pop() {
-            top14 = (&top14 * 0.5 + &p12).mapv(f64::tanh);
-        }
-        for q13 in top14.iter_mut() {
-            *q13 = (q13.sin() + c.mapv(f64::tanh).sum()) * 0.5;
-        }
-        ad::ndarray::Zip::from(&mut top14).and(c).for_each(|p12, &q13| *p12 += q13 * p12.cos());
-        let s15 = top14.sum();
-        let mut s17: f64 = {
-            let t16 = s5;
-            t16 * t16 * 0.5 + helper_array(c, c[a.len() - 1])
-        };
-        (1.0 + s10 * s10).sqrt() + s17 + v1.sum() * 0.3
+        c[k % a.len()] + s1
     }
 
     #[test]
@@ -8027,35 +7865,42 @@ mod p194 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.71;
-        for m in c.iter().filter(|q| **q > 0.1).map(|t| (t * 0.7).sin()) {
-            s1 = s1 * 0.8 + m * (0.87 - 1.14) + x * 0.1;
-        }
-        let mut n2 = 0;
-        let s3 = 'search: loop {
-            n2 += 1;
+        let s1 = 'blk: {
+            if c.mean().unwrap() > 0.437 {
+                break 'blk c.mean().unwrap() * 2.0;
+            }
             for j in 0..a.len() {
-                s1 = (s1 * 0.8 + a[j] * (c[a.len() - 1] - 1.13)).tanh();
-                if s1 > 0.3 && j > n2 {
-                    break 'search s1 * s1;
+                if a[j] > 0.6 {
+                    break 'blk a[j] + f64::sin(0.87);
                 }
             }
-            if n2 > 2 {
-                break s1 + s1;
+            (1.06 - y) - f64::sin(0.87)
+        };
+        let mut s2 = ((s1 - s1) * (1.0 + s1 * s1).ln()).cos();
+        let mut n3 = 0;
+        let s4 = 'search: loop {
+            n3 += 1;
+            for j in 0..a.len() {
+                s2 = (s2 * 0.8 + a[j] * (x / (1.0 + x * x))).tanh();
+                if s2 > 0.3 && j > n3 {
+                    break 'search s2 * (1.0 + s1 * s1).ln();
+                }
+            }
+            if n3 > 2 {
+                break s2 + (1.0 + s1 * s1).ln();
             }
         };
-        let mut l4 = vec![0.0; a.len()];
-        for p5 in 0..a.len() {
-            l4[p5] = c[p5] * c.mean().unwrap();
+        for k in 0..2 {
+            for (j, v) in c.iter().enumerate() {
+                s2 += (v * j as f64) * (x + (k as f64 * 0.5));
+            }
         }
-        l4[0] += x;
-        let v6 = Array1::from(l4);
-        let mut s7 = v6[0] * 0.5;
-        for i in 0..a.len() {
-            let t8 = a[i] * (1.0 + s1 * s1).ln();
-            s7 += t8.sin() * (1.0 + s3 * s3).ln();
+        if k % 2 == 0 {
+            s2 = helper_array(b, x).cos();
+        } else {
+            s2 = s2 * helper_halving(a, helper_halving(a, (k as f64 * 0.5), 0, k + 1), 0, k + 1);
         }
-        f64::tanh(0.29).exp() + s7 + v6.sum() * 0.3
+        (k as f64 * 0.5) + s2
     }
 
     #[test]
@@ -8072,26 +7917,28 @@ mod p195 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (b[a.len() - 1] * (b.mean().unwrap() - (a[0] - y)));
-        for i in (0..a.len()).step_by(2) {
-            s1 = (s1 * 0.7 + a[i] * 0.68).tanh();
-        }
-        match k % 3 {
-            0 => s1 = (a.mapv(f64::tanh).sum() * helper_halving(c, y, 0, k + 1)),
-            1 => s1 = s1 * (helper_halving(a, c[k % a.len()], 0, k + 1) * a.mean().unwrap()),
-            _ => s1 += b.mean().unwrap(),
-        }
-        for i in (0..a.len()).rev() {
-            let t2 = a[i] * x;
-            let mut q3 = 0.0;
-            for j in 0..a.len() {
-                q3 += a[j] * t2;
-            }
-            s1 = s1 + q3.tanh();
-        }
+        s1 += helper_halving(b, b.mean().unwrap(), 0, k + 1);
+        s1 = ((x - s1) * b.mean().unwrap());
+        let v2 = a.mapv(|t| { let u = t * x; u * u - t });
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            s1 = (s1 * 0.7 + a[i] * s1).tanh();
+            stack3.push(v2.mapv(|t| (t * s1 + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            }
         }
-        (s1 * helper_recursive(c, (k as f64 * 0.5), k % 3)) + s1
+        let mut top6 = (b).to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
+        }
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + c.mean().unwrap()) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top6).and(b).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
+        (x.tanh().exp() + s1.sin()) + s1 + v2.sum() * 0.3
     }
 
     #[test]
@@ -8107,25 +7954,22 @@ mod p196 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut s1: f64 = 0.66;
-        for i in 0..a.len() {
-            let w2 = match i % 3 {
-                0 => continue,
-                1 => c[i] * helper_recursive(a, 1.21, k % 3),
-                _ => {
-                    if c[i] > 0.8 {
-                        break;
-                    }
-                    c[i].tanh()
-                }
-            };
-            s1 += w2 * (x + (k as f64 * 0.5));
+        let s1: f64;
+        match k % 3 {
+            0 => s1 = 0.66,
+            1 => { s1 = 0.5; }
+            _ => s1 = helper_recursive(a, 1.21, k % 3).tanh().exp(),
         }
-        let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (x + (k as f64 * 0.5)) };
-        if k == 3 {
-            return (k as f64 * 0.5).cos().tanh();
+        let mut s2 = ((y.tanh() + x.tanh().exp()) * b.dot(a));
+        let mut stack3: Vec<usize> = (0..a.len()).collect();
+        while let Some(j) = stack3.pop() {
+            let Some(&w) = c.get(j) else { continue };
+            s2 = (s2 * 0.7 + b[j] * helper_scalar(s1, (k as f64 * 0.5)) * w).tanh();
+            if j % 3 == 2 {
+                stack3.pop();
+            }
         }
-        b.dot(a).tanh().exp() + s1
+        b.dot(a) + s2
     }
 
     #[test]
@@ -8142,23 +7986,27 @@ mod p197 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = ((c[k % a.len()] - (k as f64 * 0.5)) / (1.0 + (x + x) * (x + x))).tanh().exp();
-        let mut stack2: Vec<usize> = (0..a.len()).collect();
-        while let Some(j) = stack2.pop() {
-            let Some(&w) = c.get(j) else { continue };
-            s1 = (s1 * 0.7 + c[j] * c[k % a.len()].cos() * w).tanh();
-            if j % 3 == 2 {
-                stack2.pop();
+        match k % 3 {
+            0 => s1 = s1.tanh().exp(),
+            1 => s1 = s1 * c[0],
+            _ => s1 += x,
+        }
+        if k % 2 == 0 {
+            s1 = 0.5;
+        } else {
+            s1 = k as f64 * 0.25;
+        }
+        s1 += y;
+        let mut s2 = 1.0;
+        for i in 0..a.len() {
+            let n3 = (s2 * 0.5 + c[i] * b.mean().unwrap()).tanh();
+            s2 = n3;
+            if s2.abs() > 0.6 {
+                s2 = 0.6;
             }
         }
-        let (s3, v4) = helper_pair(a, x);
-        let s5 = s3 * v4.sum();
-        for (p6, &q7) in c.iter().zip(a) {
-            s1 = (s1 * 0.7 + p6 * q7 * helper_array(c, (k as f64 * 0.5))).tanh();
-        }
-        for i in 0..a.len() {
-            s1 = (s1 * 0.7 + b[i] * a.dot(a)).tanh();
-        }
-        (b.dot(a) + helper_scalar((k as f64 * 0.5), a[0])) + s1
+        let v4 = a.mapv(|t| if t > 0.2 { t * s2 } else { (t - s2).tanh() });
+        v4.dot(c) + s2 + v4.sum() * 0.3
     }
 
     #[test]
@@ -8176,28 +8024,51 @@ mod p198 {
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = (helper_scalar((1.0 + b[k % a.len()] * b[k % a.len()]).ln(), (1.0 + x * x).sqrt()) * x);
         s1 = (s1 * 0.5 + y).tanh();
-        if k % 2 == 0 {
-            s1 = (1.0 + helper_array(c, y) * helper_array(c, y)).sqrt();
-        } else {
-            s1 = s1 * (y.tanh() - f64::tanh(1.20).exp());
+        let mut prev2: Option<f64> = None;
+        for j in 0..a.len() {
+            s1 += match prev2 { Some(p3) => (p3 * (1.0 + x * x).ln()).sin(), None => a[j] };
+            if j % 2 == 1 { prev2 = None; } else { prev2 = Some(a[j] + (1.0 + x * x).ln()); }
         }
-        let mut s4 = b.iter().map(|p2| p2 * a.dot(b)).min_by(|p2, q3| (p2 - a.dot(b)).abs().total_cmp(&(q3 - a.dot(b)).abs())).unwrap();
-        match k % 4 {
-            j if j > 1 => s1 = s1 * j as f64,
-            _ if helper_recursive(a, x, k % 3) > 0.2 => s1 = s1 * x,
-            _ => s1 += c[0],
-        }
-        let mut h5 = Array1::<f64>::zeros(a.len());
+        let s4 = if prev2.is_some() { prev2.unwrap() * (1.0 + x * x).ln() } else { 0.25 };
+        let mut s6: f64 = {
+            let t5 = (s4.tanh() - f64::tanh(1.20).exp());
+            t5 * t5 * 0.5 + f64::sqrt((1.0 + 0.68 * 0.68))
+        };
+        let mut stack7: Vec<Array1<f64>> = Vec::new();
         for i in 0..a.len() {
-            h5.mapv_inplace(|t| (t * s1).tanh());
-            h5.scaled_add(0.5, c);
+            stack7.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p8 = stack7.pop().unwrap();
+                let q9 = stack7.pop().expect("two");
+                stack7.push((&p8 * 0.5 + &q9).mapv(f64::tanh));
+            }
         }
-        let mut u6 = c.to_owned();
-        for i in 1..u6.len() {
-            u6[i] = u6[i - 1] * 0.5 + u6[i] * x;
+        let mut top10 = (b).to_owned();
+        while let Some(p8) = stack7.pop() {
+            top10 = (&top10 * 0.5 + &p8).mapv(f64::tanh);
         }
-        let v7 = h5.mapv(|t| t * t * 0.5 - t);
-        1.19 + s4 + v7.sum() * 0.3
+        for q9 in top10.iter_mut() {
+            *q9 = (q9.sin() + (k as f64 * 0.5)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top10).and(b).for_each(|p8, &q9| *p8 += q9 * p8.cos());
+        let s11 = top10.sum();
+        let mut s12 = (k as f64 * 0.5);
+        'outer: for i in 0..a.len() {
+            for j in 0..a.len() {
+                s12 = (s12 * 0.8 + a[j] * y).tanh();
+                if s12 > 0.3 && j > i {
+                    break 'outer;
+                }
+            }
+            s12 += a[i] * 0.2;
+        }
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
+            }
+            s1 = (s1 * 0.7 + b[i] * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).sqrt()).tanh();
+        }
+        helper_recursive(b, s12, k % 3) + s12
     }
 
     #[test]
@@ -8213,32 +8084,51 @@ mod p199 {
 
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
-        let mut h1 = c.to_owned();
-        for i in 0..a.len() {
-            h1 = (&h1 * 0.5 + c).mapv(f64::sin);
+        let mut s1 = (b.mapv(f64::tanh).sum() - f64::sqrt((1.0 + 1.37 * 1.37)));
+        s1 = (s1 * 0.5 + helper_halving(b, 0.81, 0, k + 1)).tanh();
+        for i in (0..a.len()).rev() {
+            let t2 = a[i] * 0.43;
+            s1 += t2.sin() * c[a.len() - 1];
         }
-        let mut w2 = Array1::<f64>::zeros(a.len());
-        for i in 0..a.len() {
-            w2[i] = b[i] * x;
+        match k % 4 {
+            j if j > 1 => s1 = helper_recursive(a, s1, k % 3) * j as f64,
+            _ if (0.77 + b[0]) > 0.2 => s1 = s1 * c.mean().unwrap(),
+            _ => s1 += (s1 - s1),
         }
-        let mut s4: f64 = {
-            let t3 = helper_halving(&w2, helper_array(a, (k as f64 * 0.5)), 0, k + 1);
-            t3 * t3 * 0.5 + (y - y)
-        };
-        let mut s5 = helper_halving(&h1, a[a.len() - 1], 0, k + 1);
-        let s6 = 'blk: {
-            if helper_scalar(s4, y) > 0.437 {
-                break 'blk helper_scalar(s4, y) * 2.0;
+        for i in (0..a.len()).rev() {
+            if i % 3 == 2 {
+                continue;
             }
+            s1 = (s1 * 0.7 + b[i] * (k as f64 * 0.5).tanh().exp()).tanh();
+        }
+        let mut stack3: Vec<Array1<f64>> = Vec::new();
+        for i in 0..a.len() {
+            stack3.push(b.mapv(|t| (t * y + i as f64 * 0.1).sin()));
+            if i % 2 == 1 && k % 2 == 0 {
+                let p4 = stack3.pop().unwrap();
+                let q5 = stack3.pop().expect("two");
+                stack3.push((&p4 * 0.5 + &q5).mapv(f64::tanh));
+            }
+        }
+        let mut top6 = (c).to_owned();
+        while let Some(p4) = stack3.pop() {
+            top6 = (&top6 * 0.5 + &p4).mapv(f64::tanh);
+        }
+        for q5 in top6.iter_mut() {
+            *q5 = (q5.sin() + (0.50 - x)) * 0.5;
+        }
+        ad::ndarray::Zip::from(&mut top6).and(c).for_each(|p4, &q5| *p4 += q5 * p4.cos());
+        let s7 = top6.sum();
+        'outer: for i in 0..a.len() {
             for j in 0..a.len() {
-                if a[j] > 0.6 {
-                    break 'blk a[j] + 0.67;
+                s1 = (s1 * 0.8 + b[j] * f64::tanh(0.52).exp()).tanh();
+                if s1 > 0.3 && j > i {
+                    continue 'outer;
                 }
             }
-            (s4 + x) - 0.67
-        };
-        let mut s7 = (b.mapv(f64::tanh).sum() + helper_array(b, h1.mapv(f64::tanh).sum()));
-        s6.tanh().exp() + s7 + w2.sum() * 0.3
+            s1 += b[i] * 0.2;
+        }
+        c[k % a.len()] + s1
     }
 
     #[test]

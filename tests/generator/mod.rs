@@ -1335,8 +1335,53 @@ impl Program {
         self.scalars.push(Var { name, active: true });
     }
 
+    /// An `Option` local across a loop: the previous item or one kept by a
+    /// condition, emptied now and then, read by `if let`, `match` and
+    /// `unwrap_or` inside and after the loop.
+    fn optional_previous(&mut self) {
+        let acc = self.mutable_scalar();
+        let (v, _) = self.array();
+        let v = v.name;
+        let e = self.scalar(1);
+        let (o, p, name) = (self.name("prev"), self.name("p"), self.name("s"));
+        match self.pick(3) {
+            0 => self.line(format!("let mut {o}: Option<f64> = None;")),
+            1 => self.line(format!("let mut {o} = Some({e});")),
+            _ => self.line(format!(
+                "let mut {o}: Option<f64> = if k % 2 == 0 {{ Some({e} * 0.5) }} else {{ None }};"
+            )),
+        }
+        self.line("for j in 0..a.len() {");
+        match self.pick(3) {
+            0 => self.line(format!(
+                "    if let Some({p}) = {o} {{ {acc} = {acc} * 0.6 + {p} * {v}[j]; }}"
+            )),
+            1 => self.line(format!(
+                "    {acc} += match {o} {{ Some({p}) => ({p} * {e}).sin(), None => {v}[j] }};"
+            )),
+            _ => self.line(format!(
+                "    {acc} = {acc} * 0.5 + {o}.unwrap_or({e}) * {v}[j];"
+            )),
+        }
+        match self.pick(3) {
+            0 => self.line(format!("    {o} = Some({v}[j] * {e});")),
+            1 => self.line(format!(
+                "    {o} = if {v}[j] > 0.437 {{ Some({v}[j].tanh()) }} else {{ None }};"
+            )),
+            _ => self.line(format!(
+                "    if j % 2 == 1 {{ {o} = None; }} else {{ {o} = Some({v}[j] + {e}); }}"
+            )),
+        }
+        self.line("}");
+        self.line(format!(
+            "let {name} = if {o}.is_some() {{ {o}.unwrap() * {e} }} else {{ 0.25 }};"
+        ));
+        self.scalars.push(Var { name, active: true });
+    }
+
     fn statement(&mut self) {
-        match self.pick(34) {
+        match self.pick(35) {
+            34 => self.optional_previous(),
             33 => self.stack_and_in_place(),
             32 => self.overwritten_by_constants(),
             31 => self.assembled(),
