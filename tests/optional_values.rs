@@ -128,3 +128,37 @@ fn options_emptied_and_read_by_let_else() {
     // One entry: `let .. else` takes its `else`.
     check_scalar!(missing_values; ref x dx = random(1, 5););
 }
+
+/// Chains on the `Option` that end in a value: `map` then `unwrap_or`,
+/// `map_or` with a local closure, `unwrap_or_default`, `is_some_and`,
+/// `unwrap_or_else`, `as_ref().copied()` then `map_or_else`; and an array
+/// read by reference through `as_ref().map(..)`.
+mod chains_on_the_option {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: &Array1<f64>, a: f64) -> f64 {
+        let mut prev: Option<f64> = None;
+        let mut state: Option<Array1<f64>> = None;
+        let mut s = 0.0;
+        let sq = |t: f64| t * t * a;
+        for &v in x.iter() {
+            s += prev.map(|p| (p * v).sin()).unwrap_or(v * a);
+            s += prev.map_or(0.5, sq);
+            s += prev.map(f64::exp).unwrap_or_default();
+            if prev.is_some_and(|p| p > 0.2) {
+                s += prev.unwrap_or_else(|| a.sin()) * 2.0;
+            }
+            s += prev.as_ref().copied().map_or_else(|| a * a, |p| p * a);
+            let h = w * v;
+            s += state.as_ref().map(|p| p.dot(&h)).unwrap_or(0.0);
+            state = Some(h.mapv(f64::sin));
+            prev = Some(v);
+        }
+        s
+    }
+}
+
+#[test]
+fn chains_on_an_option_ending_in_a_value() {
+    check_scalar!(chains_on_the_option; ref x dx = random(6, 6), ref w dw = random(3, 7), val a da = 0.8;);
+}

@@ -607,7 +607,7 @@ mod p14 {
         s2 += (k as f64 * 0.5).sin();
         let mut prev3: Option<f64> = None;
         for j in 0..a.len() {
-            s2 += match prev3 { Some(p4) => (p4 * (x * x)).sin(), None => a[j] };
+            s2 = s2 * 0.5 + prev3.unwrap_or((x * x)) * a[j];
             prev3 = Some(a[j] * (x * x));
         }
         let s5 = if prev3.is_some() { prev3.unwrap() * (x * x) } else { 0.25 };
@@ -722,7 +722,7 @@ mod p17 {
         let v7 = b.mapv(f64::sin);
         let mut prev8: Option<f64> = if k % 2 == 0 { Some(helper_recursive(b, s1, k % 3) * 0.5) } else { None };
         for j in 0..a.len() {
-            s1 = s1 * 0.5 + prev8.unwrap_or(helper_recursive(b, s1, k % 3)) * c[j];
+            s1 += match prev8 { Some(p9) => (p9 * helper_recursive(b, s1, k % 3)).sin(), None => c[j] };
             prev8 = if c[j] > 0.437 { Some(c[j].tanh()) } else { None };
         }
         let s10 = if prev8.is_some() { prev8.unwrap() * helper_recursive(b, s1, k % 3) } else { 0.25 };
@@ -1507,7 +1507,7 @@ mod p38 {
         }
         let mut prev2: Option<f64> = None;
         for j in 0..a.len() {
-            s1 = s1 * 0.5 + prev2.unwrap_or((0.66 * x)) * a[j];
+            s1 += prev2.map(|p3| (p3 * (0.66 * x)).tanh()).unwrap_or(a[j] * 0.5);
             if j % 2 == 1 { prev2 = None; } else { prev2 = Some(a[j] + (0.66 * x)); }
         }
         let s4 = if prev2.is_some() { prev2.unwrap() * (0.66 * x) } else { 0.25 };
@@ -1557,7 +1557,7 @@ mod p39 {
             s1 += w2 * (c[k % a.len()] * s1);
         }
         let s3 = if s1 < 5.0 { s1 * 0.5 } else { return s1 * (c[k % a.len()] * s1) };
-        let mut prev4 = Some((x * y));
+        let mut prev4 = Some::<f64>((x * y));
         for j in 0..a.len() {
             if let Some(p5) = prev4 { s1 = s1 * 0.6 + p5 * a[j]; }
             prev4 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
@@ -1763,7 +1763,7 @@ mod p43 {
         }
         let mut prev5: Option<f64> = if k % 2 == 0 { Some(helper_scalar(0.51, y) * 0.5) } else { None };
         for j in 0..a.len() {
-            s1 += match prev5 { Some(p6) => (p6 * helper_scalar(0.51, y)).sin(), None => b[j] };
+            s1 = s1 * 0.5 + prev5.unwrap_or(helper_scalar(0.51, y)) * b[j];
             prev5 = if b[j] > 0.437 { Some(b[j].tanh()) } else { None };
         }
         let s7 = if prev5.is_some() { prev5.unwrap() * helper_scalar(0.51, y) } else { 0.25 };
@@ -2323,7 +2323,7 @@ mod p57 {
         }
         let mut prev2: Option<f64> = None;
         for j in 0..a.len() {
-            s1 = s1 * 0.5 + prev2.unwrap_or((y - y)) * b[j];
+            s1 += prev2.map(|p3| (p3 * (y - y)).tanh()).unwrap_or(b[j] * 0.5);
             if j % 2 == 1 { prev2 = None; } else { prev2 = Some(b[j] + (y - y)); }
         }
         let s4 = if prev2.is_some() { prev2.unwrap() * (y - y) } else { 0.25 };
@@ -2896,7 +2896,7 @@ mod p70 {
         }
         let mut prev12: Option<f64> = None;
         for j in 0..a.len() {
-            if let Some(p13) = prev12 { s1 = s1 * 0.6 + p13 * a[j]; }
+            s1 += prev12.map(|p13| (p13 * (k as f64 * 0.5).tanh().exp()).tanh()).unwrap_or(a[j] * 0.5);
             prev12 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
         }
         let s14 = if prev12.is_some() { prev12.unwrap() * (k as f64 * 0.5).tanh().exp() } else { 0.25 };
@@ -3065,7 +3065,7 @@ mod p74 {
             _ => s4 = s3,
         }
         s1 += (y * (b[k % a.len()] - c[a.len() - 1]));
-        let mut prev5 = Some((x / (1.0 + 0.94 * 0.94)));
+        let mut prev5 = Some::<f64>((x / (1.0 + 0.94 * 0.94)));
         for j in 0..a.len() {
             if let Some(p6) = prev5 { s3 = s3 * 0.6 + p6 * a[j]; }
             if j % 2 == 1 { prev5 = None; } else { prev5 = Some(a[j] + (x / (1.0 + 0.94 * 0.94))); }
@@ -3199,7 +3199,7 @@ mod p77 {
         }
         let mut prev12: Option<f64> = if k % 2 == 0 { Some(s5 * 0.5) } else { None };
         for j in 0..a.len() {
-            s6 += match prev12 { Some(p13) => (p13 * s5).sin(), None => c[j] };
+            s6 += prev12.map(|p13| (p13 * s5).tanh()).unwrap_or(c[j] * 0.5);
             prev12 = Some(c[j] * s5);
         }
         let s14 = if prev12.is_some() { prev12.unwrap() * s5 } else { 0.25 };
@@ -3401,7 +3401,7 @@ mod p83 {
     #[differentiable]
     pub fn f(x: f64, y: f64, a: &Array1<f64>, b: &Array1<f64>, #[constant] c: &Array1<f64>, #[constant] k: usize) -> f64 {
         let mut s1 = a.dot(c);
-        let mut prev2 = Some((x - (k as f64 * 0.5)));
+        let mut prev2 = Some::<f64>((x - (k as f64 * 0.5)));
         for j in 0..a.len() {
             s1 = s1 * 0.5 + prev2.unwrap_or((x - (k as f64 * 0.5))) * b[j];
             if j % 2 == 1 { prev2 = None; } else { prev2 = Some(b[j] + (x - (k as f64 * 0.5))); }
@@ -4055,9 +4055,9 @@ mod p98 {
         for m in c.iter().take_while(|q| **q > -0.9).map(|s1| (s1 * 0.7).sin()) {
             s1 = s1 * 0.8 + m * f64::tanh(0.25) + s1 * 0.1;
         }
-        let mut prev2 = Some(b.mapv(f64::tanh).sum());
+        let mut prev2 = Some::<f64>(b.mapv(f64::tanh).sum());
         for j in 0..a.len() {
-            if let Some(p3) = prev2 { s1 = s1 * 0.6 + p3 * b[j]; }
+            s1 += prev2.map(|p3| (p3 * b.mapv(f64::tanh).sum()).tanh()).unwrap_or(b[j] * 0.5);
             if j % 2 == 1 { prev2 = None; } else { prev2 = Some(b[j] + b.mapv(f64::tanh).sum()); }
         }
         let s4 = if prev2.is_some() { prev2.unwrap() * b.mapv(f64::tanh).sum() } else { 0.25 };
@@ -4626,9 +4626,9 @@ mod p112 {
             }
             s2 = (s2 * 0.7 + a[i] * y).tanh();
         }
-        let mut prev3 = Some((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
+        let mut prev3 = Some::<f64>((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln());
         for j in 0..a.len() {
-            s2 = s2 * 0.5 + prev3.unwrap_or((1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln()) * a[j];
+            if let Some(p4) = prev3 { s2 = s2 * 0.6 + p4 * a[j]; }
             prev3 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
         }
         let s5 = if prev3.is_some() { prev3.unwrap() * (1.0 + (k as f64 * 0.5) * (k as f64 * 0.5)).ln() } else { 0.25 };
@@ -5327,9 +5327,9 @@ mod p131 {
         for i in 0..a.len() {
             w8[i] = b[i] * s7;
         }
-        let mut prev9 = Some((a[k % a.len()] * (k as f64 * 0.5)));
+        let mut prev9 = Some::<f64>((a[k % a.len()] * (k as f64 * 0.5)));
         for j in 0..a.len() {
-            s7 = s7 * 0.5 + prev9.unwrap_or((a[k % a.len()] * (k as f64 * 0.5))) * w8[j];
+            if let Some(p10) = prev9 { s7 = s7 * 0.6 + p10 * w8[j]; }
             prev9 = if w8[j] > 0.437 { Some(w8[j].tanh()) } else { None };
         }
         let s11 = if prev9.is_some() { prev9.unwrap() * (a[k % a.len()] * (k as f64 * 0.5)) } else { 0.25 };
@@ -6006,7 +6006,7 @@ mod p149 {
         let s4 = if s2 < 5.0 { s2 * 0.5 } else { return s2 * helper_recursive(b, 0.73, k % 3) };
         let mut prev5: Option<f64> = if k % 2 == 0 { Some(1.34 * 0.5) } else { None };
         for j in 0..a.len() {
-            s2 += match prev5 { Some(p6) => (p6 * 1.34).sin(), None => b[j] };
+            s2 = s2 * 0.5 + prev5.unwrap_or(1.34) * b[j];
             prev5 = if b[j] > 0.437 { Some(b[j].tanh()) } else { None };
         }
         let s7 = if prev5.is_some() { prev5.unwrap() * 1.34 } else { 0.25 };
@@ -6393,7 +6393,7 @@ mod p160 {
         s1 = (s1 * 0.5 + ((k as f64 * 0.5).sin() / (1.0 + b.mean().unwrap() * b.mean().unwrap()))).tanh();
         let mut prev2: Option<f64> = None;
         for j in 0..a.len() {
-            s1 += match prev2 { Some(p3) => (p3 * (x + c[k % a.len()])).sin(), None => a[j] };
+            if let Some(p3) = prev2 { s1 = s1 * 0.6 + p3 * a[j]; }
             prev2 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
         }
         let s4 = if prev2.is_some() { prev2.unwrap() * (x + c[k % a.len()]) } else { 0.25 };
@@ -6441,7 +6441,7 @@ mod p161 {
         }
         let mut prev2: Option<f64> = if k % 2 == 0 { Some(helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) * 0.5) } else { None };
         for j in 0..a.len() {
-            s1 = s1 * 0.5 + prev2.unwrap_or(helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))) * a[j];
+            s1 += match prev2 { Some(p3) => (p3 * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5))).sin(), None => a[j] };
             prev2 = if a[j] > 0.437 { Some(a[j].tanh()) } else { None };
         }
         let s4 = if prev2.is_some() { prev2.unwrap() * helper_scalar((k as f64 * 0.5), (k as f64 * 0.5)) } else { 0.25 };
@@ -6489,7 +6489,7 @@ mod p162 {
         }
         let mut prev4: Option<f64> = None;
         for j in 0..a.len() {
-            s1 = s1 * 0.5 + prev4.unwrap_or(helper_array(b, x)) * b[j];
+            if let Some(p5) = prev4 { s1 = s1 * 0.6 + p5 * b[j]; }
             if j % 2 == 1 { prev4 = None; } else { prev4 = Some(b[j] + helper_array(b, x)); }
         }
         let s6 = if prev4.is_some() { prev4.unwrap() * helper_array(b, x) } else { 0.25 };
@@ -6779,7 +6779,7 @@ mod p168 {
         }
         let mut prev6: Option<f64> = if k % 2 == 0 { Some(a[k % a.len()] * 0.5) } else { None };
         for j in 0..a.len() {
-            s4 += match prev6 { Some(p7) => (p7 * a[k % a.len()]).sin(), None => b[j] };
+            s4 = s4 * 0.5 + prev6.unwrap_or(a[k % a.len()]) * b[j];
             if j % 2 == 1 { prev6 = None; } else { prev6 = Some(b[j] + a[k % a.len()]); }
         }
         let s8 = if prev6.is_some() { prev6.unwrap() * a[k % a.len()] } else { 0.25 };
@@ -6875,9 +6875,9 @@ mod p170 {
             }
             (1.0 + x * x).ln() - (1.0 + s1 * s1).ln()
         };
-        let mut prev4 = Some(((k as f64 * 0.5) - 0.27));
+        let mut prev4 = Some::<f64>(((k as f64 * 0.5) - 0.27));
         for j in 0..a.len() {
-            if let Some(p5) = prev4 { s2 = s2 * 0.6 + p5 * c[j]; }
+            s2 += match prev4 { Some(p5) => (p5 * ((k as f64 * 0.5) - 0.27)).sin(), None => c[j] };
             if j % 2 == 1 { prev4 = None; } else { prev4 = Some(c[j] + ((k as f64 * 0.5) - 0.27)); }
         }
         let s6 = if prev4.is_some() { prev4.unwrap() * ((k as f64 * 0.5) - 0.27) } else { 0.25 };
@@ -7053,7 +7053,7 @@ mod p175 {
         let v6 = (c + c);
         let mut prev7: Option<f64> = if k % 2 == 0 { Some((k as f64 * 0.5) * 0.5) } else { None };
         for j in 0..a.len() {
-            s4 += match prev7 { Some(p8) => (p8 * (k as f64 * 0.5)).sin(), None => v6[j] };
+            s4 = s4 * 0.5 + prev7.unwrap_or((k as f64 * 0.5)) * v6[j];
             prev7 = if v6[j] > 0.437 { Some(v6[j].tanh()) } else { None };
         }
         let s9 = if prev7.is_some() { prev7.unwrap() * (k as f64 * 0.5) } else { 0.25 };
@@ -7227,7 +7227,7 @@ mod p180 {
         s3 += 0.83;
         let mut prev5: Option<f64> = None;
         for j in 0..a.len() {
-            s3 = s3 * 0.5 + prev5.unwrap_or(0.40) * a[j];
+            if let Some(p6) = prev5 { s3 = s3 * 0.6 + p6 * a[j]; }
             if j % 2 == 1 { prev5 = None; } else { prev5 = Some(a[j] + 0.40); }
         }
         let s7 = if prev5.is_some() { prev5.unwrap() * 0.40 } else { 0.25 };
@@ -7362,7 +7362,7 @@ mod p183 {
         s1 += y * 0.2;
         let mut prev3: Option<f64> = None;
         for j in 0..a.len() {
-            s1 += match prev3 { Some(p4) => (p4 * y).sin(), None => b[j] };
+            if let Some(p4) = prev3 { s1 = s1 * 0.6 + p4 * b[j]; }
             prev3 = if b[j] > 0.437 { Some(b[j].tanh()) } else { None };
         }
         let s5 = if prev3.is_some() { prev3.unwrap() * y } else { 0.25 };
@@ -7826,7 +7826,7 @@ mod p193 {
         };
         let mut prev4: Option<f64> = None;
         for j in 0..a.len() {
-            if let Some(p5) = prev4 { s1 = s1 * 0.6 + p5 * a[j]; }
+            s1 += match prev4 { Some(p5) => (p5 * s3).sin(), None => a[j] };
             if j % 2 == 1 { prev4 = None; } else { prev4 = Some(a[j] + s3); }
         }
         let s6 = if prev4.is_some() { prev4.unwrap() * s3 } else { 0.25 };
@@ -8026,7 +8026,7 @@ mod p198 {
         s1 = (s1 * 0.5 + y).tanh();
         let mut prev2: Option<f64> = None;
         for j in 0..a.len() {
-            s1 += match prev2 { Some(p3) => (p3 * (1.0 + x * x).ln()).sin(), None => a[j] };
+            s1 = s1 * 0.5 + prev2.unwrap_or((1.0 + x * x).ln()) * a[j];
             if j % 2 == 1 { prev2 = None; } else { prev2 = Some(a[j] + (1.0 + x * x).ln()); }
         }
         let s4 = if prev2.is_some() { prev2.unwrap() * (1.0 + x * x).ln() } else { 0.25 };

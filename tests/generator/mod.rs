@@ -1336,8 +1336,8 @@ impl Program {
     }
 
     /// An `Option` local across a loop: the previous item or one kept by a
-    /// condition, emptied now and then, read by `if let`, `match` and
-    /// `unwrap_or` inside and after the loop.
+    /// condition, emptied now and then, read by `if let`, `match`,
+    /// `unwrap_or` and `map(..).unwrap_or(..)` inside and after the loop.
     fn optional_previous(&mut self) {
         let acc = self.mutable_scalar();
         let (v, _) = self.array();
@@ -1346,21 +1346,24 @@ impl Program {
         let (o, p, name) = (self.name("prev"), self.name("p"), self.name("s"));
         match self.pick(3) {
             0 => self.line(format!("let mut {o}: Option<f64> = None;")),
-            1 => self.line(format!("let mut {o} = Some({e});")),
+            1 => self.line(format!("let mut {o} = Some::<f64>({e});")),
             _ => self.line(format!(
                 "let mut {o}: Option<f64> = if k % 2 == 0 {{ Some({e} * 0.5) }} else {{ None }};"
             )),
         }
         self.line("for j in 0..a.len() {");
-        match self.pick(3) {
+        match self.pick(4) {
             0 => self.line(format!(
                 "    if let Some({p}) = {o} {{ {acc} = {acc} * 0.6 + {p} * {v}[j]; }}"
             )),
             1 => self.line(format!(
                 "    {acc} += match {o} {{ Some({p}) => ({p} * {e}).sin(), None => {v}[j] }};"
             )),
-            _ => self.line(format!(
+            2 => self.line(format!(
                 "    {acc} = {acc} * 0.5 + {o}.unwrap_or({e}) * {v}[j];"
+            )),
+            _ => self.line(format!(
+                "    {acc} += {o}.map(|{p}| ({p} * {e}).tanh()).unwrap_or({v}[j] * 0.5);"
             )),
         }
         match self.pick(3) {

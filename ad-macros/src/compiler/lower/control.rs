@@ -37,7 +37,7 @@ impl Lowerer<'_> {
         };
         if self.carries_derivative(tested) {
             let message = match &*i.cond {
-                Expr::Let(_) if matches!(tested, Expr::Path(_)) => "a `match` or `if let` on an active local is supported when it is an `Option` local whose type is written (`let mut prev: Option<f64> = None;`), made only by `Some(..)` and `None` and read only by `if let Some(p)`, `match`, `let Some(p) = .. else`, `is_some()`, `is_none()`, `unwrap()`, `expect(..)` and `unwrap_or(..)`; otherwise test and index instead, or wrap the value in `ad::stop_gradient(..)`",
+                Expr::Let(_) if matches!(tested, Expr::Path(_)) => "a `match` or `if let` on an active local is supported when it is an `Option` local whose type is written (`let mut prev: Option<f64> = None;`), made only by `Some(..)` and `None` and read only by `if let Some(p)`, `match`, `let Some(p) = .. else`, `is_some()`, `is_none()`, `unwrap()`, `expect(..)`, `unwrap_or(..)` and the like (also after `map(..)`); otherwise test and index instead, or wrap the value in `ad::stop_gradient(..)`",
                 Expr::Let(_) => "a `match` or `if let` on an active value is not supported: its pattern would bind parts of it without a derivative. Test and index instead (`if x.len() > 1 { x[1] .. }`), use `pop()`, `first()` or `last()` (which are supported), or wrap the value in `ad::stop_gradient(..)`",
                 _ => "a condition must not be an active value: compare values (`x > 0.0`) or wrap it in `ad::stop_gradient(..)`",
             };

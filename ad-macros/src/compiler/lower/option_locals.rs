@@ -21,8 +21,11 @@
 //!   `match prev { Some(p) => .., None => .. }` (or `_ =>`), and
 //!   `let Some(p) = prev else { .. };`, where `p` is a pattern that
 //!   always matches (names, `_`, tuples of them);
-//! - `prev.is_some()`, `prev.is_none()`, `prev.unwrap()`,
-//!   `prev.expect(..)`, `prev.unwrap_or(d)`;
+//! - `prev.is_some()`, `prev.is_none()`, `prev.is_some_and(p)`,
+//!   `prev.unwrap()`, `prev.expect(..)`, `prev.unwrap_or(d)`,
+//!   `unwrap_or_else(|| d)`, `unwrap_or_default()`, `map_or(d, g)`,
+//!   `map_or_else(|| d, g)`, also after `map(g)`, `as_ref()`, `copied()`
+//!   and `cloned()` (`prev.map(|p| p * 2.0).unwrap_or(0.0)`);
 //! - `prev = e`, with `e` made as the `let`'s value is.
 //!
 //! The value while the flag is down is a placeholder no read sees; it
@@ -422,6 +425,66 @@ impl Split<'_> {
         parse_quote!({ let #pattern = #read; #then })
     }
 
+    /// A chain of methods on the split local `name`, ending in one that
+    /// leaves the `Option` (`prev.map(f).unwrap_or(d)`), as an `if` on the
+    /// flag; `None` for a chain that does not end so.
+    fn chain(&mut self, name: &Ident, e: &Expr) -> Option<Expr> {
+        let mut calls = Vec::new();
+        let mut at = e;
+        while let Expr::MethodCall(c) = at {
+            let mut args: Vec<Expr> = c.args.iter().cloned().collect();
+            for a in &mut args {
+                self.visit_expr_mut(a);
+            }
+            calls.push((c.method.to_string(), args));
+            at = &c.receiver;
+        }
+        calls.reverse();
+        let (last, adaptors) = calls.split_last()?;
+        let (f, v) = (flag(name), value(name));
+        // The item as the chain has made it, read only where the flag is up.
+        let mut item: Expr = parse_quote!(#v);
+        for (method, args) in adaptors {
+            item = match (method.as_str(), &args[..]) {
+                ("map", [g]) => applied(g, item)?,
+                ("as_ref", []) => parse_quote!(&#item),
+                ("copied", []) => parse_quote!(*#item),
+                ("cloned", []) => parse_quote!(::core::clone::Clone::clone(#item)),
+                _ => return None,
+            };
+        }
+        let unset: Expr = parse_quote!(::core::panic!(
+            "called `Option::unwrap()` on a `None` value"
+        ));
+        Some(match (last.0.as_str(), &last.1[..]) {
+            ("is_some", []) if adaptors.is_empty() => parse_quote!(#f),
+            ("is_none", []) if adaptors.is_empty() => parse_quote!((!#f)),
+            ("is_some_and", [p]) => {
+                let tested = applied(p, item)?;
+                parse_quote!((#f && #tested))
+            }
+            ("unwrap", []) => parse_quote!({ if !#f { #unset } #item }),
+            ("expect", [m]) => parse_quote!({ if !#f { ::core::panic!("{}", #m) } #item }),
+            ("unwrap_or", [d]) => parse_quote!(if #f { #item } else { #d }),
+            ("unwrap_or_else", [d]) => {
+                let d = called(d)?;
+                parse_quote!(if #f { #item } else { #d })
+            }
+            ("unwrap_or_default", []) => parse_quote!(if #f { #item } else {
+                ::ad::__private::rules::placeholder()
+            }),
+            ("map_or", [d, g]) => {
+                let mapped = applied(g, item)?;
+                parse_quote!(if #f { #mapped } else { #d })
+            }
+            ("map_or_else", [d, g]) => {
+                let (mapped, d) = (applied(g, item)?, called(d)?);
+                parse_quote!(if #f { #mapped } else { #d })
+            }
+            _ => return None,
+        })
+    }
+
     /// `if let P = prev { .. } else ..` and `match prev { .. }`, as an `if`
     /// on the flag.
     fn test(&mut self, name: &Ident, by_ref: bool, arms: Vec<(Arm, Expr)>) -> Expr {
@@ -448,6 +511,37 @@ impl Split<'_> {
         let then = self.bound_branch(name, &pattern, by_ref, &mut then);
         self.visit_expr_mut(&mut els);
         parse_quote!(if #f #then else { #els })
+    }
+}
+
+/// The local at the root of a chain of method calls (`prev` of
+/// `prev.map(f).unwrap_or(d)`).
+fn chain_root(e: &Expr) -> Option<&Ident> {
+    match e {
+        Expr::MethodCall(c) => chain_root(&c.receiver),
+        e => path_name(e),
+    }
+}
+
+/// `g` applied to `item`: a closure's body with its parameter bound to the
+/// item, or a call of a function or a local closure by name.
+fn applied(g: &Expr, item: Expr) -> Option<Expr> {
+    match g {
+        Expr::Closure(c) if c.inputs.len() == 1 => {
+            let (pattern, body) = (&c.inputs[0], &c.body);
+            Some(parse_quote!({ let #pattern = #item; #body }))
+        }
+        Expr::Path(_) => Some(parse_quote!(#g(#item))),
+        _ => None,
+    }
+}
+
+/// The value of a closure of no arguments (`|| d`): its body.
+fn called(d: &Expr) -> Option<Expr> {
+    match d {
+        Expr::Closure(c) if c.inputs.is_empty() => Some((*c.body).clone()),
+        Expr::Path(_) => Some(parse_quote!(#d())),
+        _ => None,
     }
 }
 
@@ -525,37 +619,16 @@ impl VisitMut for Split<'_> {
                 }
                 syn::visit_mut::visit_expr_mut(self, e);
             }
-            Expr::MethodCall(c) => {
-                let Some(name) = path_name(&c.receiver).filter(|n| self.is_split(n)) else {
+            Expr::MethodCall(_) => {
+                let Some(name) = chain_root(e).filter(|n| self.is_split(n)).cloned() else {
                     return syn::visit_mut::visit_expr_mut(self, e);
                 };
-                let name = name.clone();
-                for a in &mut c.args {
-                    self.visit_expr_mut(a);
+                // A chain that leaves the `Option` part way (`prev.unwrap()
+                // .sum()`): the methods after it are ordinary ones.
+                match self.chain(&name, e) {
+                    Some(rewritten) => *e = rewritten,
+                    None => syn::visit_mut::visit_expr_mut(self, e),
                 }
-                let (f, v) = (flag(&name), value(&name));
-                let args: Vec<&Expr> = c.args.iter().collect();
-                *e = match (c.method.to_string().as_str(), &args[..]) {
-                    ("is_some", []) => parse_quote!(#f),
-                    ("is_none", []) => parse_quote!((!#f)),
-                    ("unwrap", []) => parse_quote!({
-                        if !#f {
-                            ::core::panic!("called `Option::unwrap()` on a `None` value")
-                        }
-                        #v
-                    }),
-                    ("expect", [message]) => parse_quote!({
-                        if !#f {
-                            ::core::panic!("{}", #message)
-                        }
-                        #v
-                    }),
-                    ("unwrap_or", [default]) => parse_quote!(if #f { #v } else { #default }),
-                    _ => {
-                        self.fail(&name);
-                        return;
-                    }
-                };
             }
             Expr::Assign(a) => {
                 let Some(name) = path_name(&a.left).filter(|n| self.is_split(n)) else {
