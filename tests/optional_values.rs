@@ -162,3 +162,24 @@ mod chains_on_the_option {
 fn chains_on_an_option_ending_in_a_value() {
     check_scalar!(chains_on_the_option; ref x dx = random(6, 6), ref w dw = random(3, 7), val a da = 0.8;);
 }
+
+/// The type given by `Some::<f64>(..)` instead of the `let`: the value
+/// local needs it, as a literal alone leaves the float type open.
+mod typed_by_turbofish {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let mut prev = Some::<f64>(0.32);
+        let mut s = 0.0;
+        for &v in x.iter() {
+            s += prev.map(|p| (p * 0.5).tanh()).unwrap_or(v) * v;
+            prev = if v > 0.1 { Some(v) } else { None };
+        }
+        s
+    }
+}
+
+#[test]
+fn options_typed_by_a_turbofish() {
+    check_scalar!(typed_by_turbofish; ref x dx = random(6, 8););
+}

@@ -119,6 +119,22 @@ fn some_argument(e: &Expr) -> Option<&Expr> {
     }
 }
 
+/// `T` of `Some::<T>(..)`.
+fn turbofish_item(e: &Expr) -> Option<&Type> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let last = p.path.segments.last()?;
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if last.ident == "Some" && a.args.len() == 1 => {
+            match a.args.first()? {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn is_none(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.qself.is_none() && names_variant(&p.path, "None"))
 }
@@ -261,6 +277,8 @@ fn candidate<'a>(l: &'a syn::Local, float_types: &[String]) -> Option<Candidate<
     if ident.by_ref.is_some() || ident.subpat.is_some() {
         return None;
     }
+    // `Some::<f64>(..)` gives the type a `let` does not.
+    let item = item.or_else(|| turbofish_item(&init.expr));
     let can_be_none = option_values(&init.expr)?;
     let placed = item.is_some_and(|t| has_placeholder(t, float_types));
     (!can_be_none || placed).then_some(Candidate {
