@@ -2,13 +2,16 @@
 //! a best value so far, a value that may be missing. The macro splits
 //! each into an inactive flag and a value (`lower/option_locals.rs`), so
 //! `if let Some(p) = prev`, `match`, `unwrap_or` and `let .. else` test the
-//! flag and the value carries its derivative.
+//! flag and the value carries its derivative. And `Option` fields of
+//! `Differentiable` structs (a layer's optional bias), whose tangent is an
+//! `Option` too.
 
 #[macro_use]
 mod support;
 
 use ad::differentiable;
-use ad::ndarray::Array1;
+use ad::ndarray::{Array1, Array2};
+use ad::{Differentiable, TangentSpace};
 use support::random;
 
 /// The squared steps between consecutive items, the previous item kept in
@@ -182,4 +185,103 @@ mod typed_by_turbofish {
 #[test]
 fn options_typed_by_a_turbofish() {
     check_scalar!(typed_by_turbofish; ref x dx = random(6, 8););
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Layer {
+    pub w: Array2<f64>,
+    pub bias: Option<Array1<f64>>,
+    pub gain: Option<f64>,
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Stack {
+    pub layers: Vec<Layer>,
+}
+
+fn layer(rows: usize, cols: usize, bias: bool, gain: bool, seed: u64) -> Layer {
+    Layer {
+        w: random((rows, cols), seed),
+        bias: bias.then(|| random(rows, seed + 1)),
+        gain: gain.then_some(0.8),
+    }
+}
+
+/// Layers whose bias and gain may be missing, tested by `if let` on a
+/// reference, by `as_ref()` with an `else`, and by `match`.
+mod optional_fields {
+    use super::*;
+    #[differentiable]
+    pub fn f(m: &Stack, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.clone();
+        for l in &m.layers {
+            let mut z = l.w.dot(&h);
+            if let Some(b) = &l.bias {
+                z += b;
+            }
+            let scale = if let Some(g) = l.gain.as_ref() {
+                *g
+            } else {
+                0.5
+            };
+            h = (z * scale).mapv(f64::tanh);
+        }
+        match &m.layers[0].gain {
+            Some(g) => h.sum() * g,
+            None => h.sum(),
+        }
+    }
+}
+
+#[test]
+fn option_fields_with_and_without_values() {
+    let x = random(3, 10);
+    let m = Stack {
+        layers: vec![
+            layer(4, 3, true, true, 11),
+            layer(2, 4, false, true, 13),
+            layer(2, 2, true, false, 15),
+        ],
+    };
+    check_stack(&m, &x);
+    let (_, (g, _)) = optional_fields::f_grad(&m, &x);
+    // A missing part's gradient is missing too.
+    assert!(g.layers[1].bias.is_none() && g.layers[2].gain.is_none());
+    assert!(g.layers[0].bias.is_some() && g.layers[0].gain.is_some());
+    let none = Stack {
+        layers: vec![layer(2, 3, false, false, 17)],
+    };
+    check_stack(&none, &x);
+}
+
+/// The gradient against central differences, `f_vjp`'s pullback against
+/// it, and forward mode along a random tangent against `<gradient, d>`.
+fn check_stack(m: &Stack, x: &Array1<f64>) {
+    use ad::check::{assert_gradient, close, Flat, Rng};
+    let f = |m: &Stack| optional_fields::f(m, x);
+    let (value, (g, _)) = optional_fields::f_grad(m, x);
+    assert_eq!(value, f(m));
+    assert_gradient(f, m, &g.to_flat());
+    let (_, pullback) = optional_fields::f_vjp(m, x);
+    assert_eq!(pullback(1.0).0.to_flat(), g.to_flat());
+    let mut d = m.zero_tangent();
+    let mut rng = Rng::new(3);
+    for i in 0..d.flat_len() {
+        d.set(i, rng.uniform());
+    }
+    let (jvalue, jv) = optional_fields::f_jvp(m, x, &d, ad::NoTangent);
+    assert_eq!(jvalue, value);
+    assert!(close(jv, g.dot(&d), 1e-9), "forward {jv} vs {}", g.dot(&d));
+}
+
+#[test]
+fn option_tangents_add_and_take_the_value_they_lack() {
+    let mut a: Option<Array1<f64>> = None;
+    let b = Some(Array1::from(vec![1.0, 2.0]));
+    a.add_assign(&b);
+    a.add_assign(&b);
+    assert_eq!(a, Some(Array1::from(vec![2.0, 4.0])));
+    assert_eq!(a.dot(&b), 10.0);
+    assert_eq!(a.dot(&None), 0.0);
+    assert_eq!(Some(0.5).zero_tangent(), Some(0.0));
 }

@@ -12,6 +12,7 @@ mod dual;
 mod float;
 mod operand;
 mod optim;
+mod optional;
 pub mod parallel;
 pub mod rules;
 mod tangent;

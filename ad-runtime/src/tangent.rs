@@ -13,7 +13,7 @@ pub struct NoTangent;
 /// `[T]`→`Vec<T::Tangent>`, `&T`→`T::Tangent`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no tangent type",
-    label = "`ad` differentiates `f32`, `f64`, ndarray arrays, `Vec`s and slices of them",
+    label = "`ad` differentiates `f32`, `f64`, ndarray arrays, and `Vec`s, slices and `Option`s of them",
     note = "mark the parameter or struct field `#[constant]` if it needs no derivative"
 )]
 pub trait Differentiable {

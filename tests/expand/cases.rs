@@ -1237,3 +1237,13 @@ snapshot!(option_local_split, [],
         s
     }
 );
+
+snapshot!(option_field, [],
+    fn f(l: &Layer, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = l.w.dot(x);
+        if let Some(b) = &l.bias {
+            h = h + b;
+        }
+        h.mapv(f64::tanh).sum()
+    }
+);

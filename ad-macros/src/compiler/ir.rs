@@ -121,6 +121,10 @@ pub enum Op {
     /// `.unwrap()` or `.expect(msg)` on an `Option` or `Result` an ndarray
     /// method returned.
     Unwrap(Operand, Option<Const>),
+    /// `if let Some(b) = &p.bias`: the value inside an `Option` field of
+    /// a `Differentiable` struct, by reference (its cotangent adds into
+    /// the field's `Some`).
+    SomeOf(Operand),
     /// `list.push(item)` on a `Vec` local: the list with the item added
     /// (`lists.rs` in the runtime).
     Push(Operand, Operand),
@@ -352,7 +356,8 @@ impl Op {
             | Op::FromList(a)
             | Op::FromElem(_, a)
             | Op::Place(a, _)
-            | Op::Unwrap(a, _) => vec![a],
+            | Op::Unwrap(a, _)
+            | Op::SomeOf(a) => vec![a],
             Op::Mapv(a, c) => std::iter::once(a).chain(&c.captures).collect(),
             Op::Call(_, args) => args.iter().map(|a| &a.operand).collect(),
         }
@@ -406,6 +411,7 @@ impl Op {
                 | Op::IntoShape(..)
                 | Op::Place(..)
                 | Op::Item(..)
+                | Op::SomeOf(_)
         )
     }
 
@@ -444,6 +450,7 @@ impl Op {
             Op::SliceWrite(..) => "slice_write".into(),
             Op::Place(_, path) => format!("place{}", path.to_string().replace(' ', "")),
             Op::Unwrap(..) => "unwrap".into(),
+            Op::SomeOf(_) => "some".into(),
             Op::Mapv(..) => "mapv".into(),
             Op::Call(callee, _) => match &**callee {
                 Callee::Path(p) => {

@@ -199,6 +199,7 @@ impl<'f> Gen<'f> {
             }
             Op::Place(_, path) => quote_spanned!(s=> &#a #path),
             Op::Unwrap(_, None) => quote_spanned!(s=> #a.unwrap()),
+            Op::SomeOf(_) => quote_spanned!(s=> #r::some_of(#a)),
             Op::Unwrap(_, Some(msg)) => {
                 let msg = &msg.tokens;
                 quote_spanned!(s=> #a.expect(#msg))
@@ -315,6 +316,7 @@ impl<'f> Gen<'f> {
                 | Op::FromList(_)
                 | Op::Unwrap(..)
                 | Op::Place(..)
+                | Op::SomeOf(_)
         )
     }
 

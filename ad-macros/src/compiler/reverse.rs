@@ -709,6 +709,7 @@ impl Builder<'_, '_> {
                 }
             }
             Op::View(_) | Op::ToOwned(_) | Op::Unwrap(..) => dense(dy),
+            Op::SomeOf(_) => dense(quote_spanned!(s=> ::core::option::Option::Some(#dy))),
             Op::InsertAxis(_, k) => {
                 let k = self.read_tokens(k);
                 dense(quote_spanned!(s=> #r::insert_axis_pullback(#dy, #k)))

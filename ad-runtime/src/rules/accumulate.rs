@@ -81,6 +81,25 @@ impl<F: Float> Contribution<Vec<F>> for ndarray::Array1<F> {
     }
 }
 
+/// An `Option` field's adjoint (`p.bias`): the cotangent of the value
+/// inside it (`rules::some_of`) adds into its `Some`, and a whole adjoint
+/// (a callee's gradient entry) adds as an `Option`.
+impl<T: TangentSpace, C: Contribution<T>> Contribution<Option<T>> for Option<C> {
+    fn add_to(self, acc: &mut Option<T>) {
+        match (self, acc) {
+            (Some(c), Some(a)) => c.add_to(a),
+            (Some(c), a @ None) => *a = Some(c.into_first(|| unreachable!("a first contribution"))),
+            (None, _) => {}
+        }
+    }
+    fn into_first(self, zero: impl FnOnce() -> Option<T>) -> Option<T> {
+        match self {
+            Some(c) => Some(c.into_first(|| unreachable!("a first contribution"))),
+            None => zero(),
+        }
+    }
+}
+
 /// A callee's gradient entry for a `#[constant]` parameter: nothing flows.
 impl<T> Contribution<T> for NoTangent {
     #[inline(always)]

@@ -116,6 +116,7 @@ dropped! {
     [F: Float] F;
     [F: Float, D: Dimension] Array<F, D>;
     [T] Vec<T>;
+    [T] Option<T>;
 }
 
 /// The adjoint of a field that an element read (`p.w[i]`, `p.layers[i]`)
@@ -181,4 +182,14 @@ where
     P: ?Sized,
 {
     acc.add_element(primal, index, dy);
+}
+
+/// The value inside an `Option` field a test found `Some` (`if let Some(b)
+/// = &p.bias`), and in forward mode its tangent inside the tangent
+/// struct's field, which must be `Some` where the value is.
+#[inline(always)]
+pub fn some_of<T>(field: &Option<T>) -> &T {
+    field
+        .as_ref()
+        .expect("an `Option` field's tangent is `None` where its value is `Some`")
 }

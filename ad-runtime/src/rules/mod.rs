@@ -33,7 +33,7 @@ pub use broadcast::unbroadcast;
 pub use cotangent::{Cot, IntoCot};
 pub use elementwise::*;
 pub use fields::{
-    accumulate_element, ConstantField, ElementAdjoint, Field, FieldTangent, TrackedField,
+    accumulate_element, some_of, ConstantField, ElementAdjoint, Field, FieldTangent, TrackedField,
 };
 pub use in_place::*;
 pub use join::*;

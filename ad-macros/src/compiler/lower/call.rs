@@ -563,6 +563,15 @@ impl Lowerer<'_> {
         if segs.last().is_some_and(|s| s == "stop_gradient") {
             return Some(self.inactive_result(e));
         }
+        // `rules::some_of(&p.bias)`, made by `option_field_tested`.
+        if let ([.., private, rules, some_of], [place]) = (segs.as_slice(), args.as_slice()) {
+            if (private.as_str(), rules.as_str(), some_of.as_str())
+                == ("__private", "rules", "some_of")
+            {
+                let place = self.expr(place)?;
+                return Some(self.op_or_constant(Op::SomeOf(place), e.span(), e));
+            }
+        }
         if let [ty, name] = segs.as_slice() {
             // `f64::exp(x)`, `F::exp(x)`; but `F::one()` is a constant.
             if ty == "f64"

@@ -30,6 +30,9 @@ impl Lowerer<'_> {
         if let Some(tested) = self.pop_tested(i) {
             return self.lower_if(&tested);
         }
+        if let Some(tested) = self.option_field_tested(i) {
+            return self.lower_if(&tested);
+        }
         // `if let P = s`: the pattern binds inactive names in the branch.
         let (tested, bound) = match &*i.cond {
             Expr::Let(l) => (&*l.expr, scan::pattern_names(&l.pat)),
@@ -164,6 +167,43 @@ impl Lowerer<'_> {
     /// = hs.pop().unwrap(); a }`, whose pop is the list's; and alike
     /// `x.first()` and `x.last()` of what `end_item` reads, whose item is
     /// `&x[0]` or `&x[x.len() - 1]`.
+    /// `if let Some(b) = &p.bias { .. } else { .. }` (or `p.bias.as_ref()`)
+    /// on an active field of a struct: `if p.bias.is_some() { let b =
+    /// rules::some_of(&p.bias); .. } else { .. }`, the test inactive and
+    /// `b` the value inside, whose cotangent adds into the field's `Some`.
+    fn option_field_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
+        let Expr::Let(l) = &*i.cond else { return None };
+        let place = match &*l.expr {
+            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            Expr::MethodCall(m) if m.method == "as_ref" && m.args.is_empty() => &*m.receiver,
+            _ => return None,
+        };
+        if !matches!(place, Expr::Field(_)) || !self.carries_derivative(place) {
+            return None;
+        }
+        let Pat::TupleStruct(some) = &*l.pat else {
+            return None;
+        };
+        let [item] = &some.elems.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        if !some.path.is_ident("Some") || !matches!(item, Pat::Ident(_) | Pat::Wild(_)) {
+            return None;
+        }
+        let span = l.expr.span();
+        let then = &i.then_branch.stmts;
+        let els = match &i.else_branch {
+            Some((_, els)) => quote!(#els),
+            None => quote!({}),
+        };
+        Some(syn::parse_quote_spanned!(span=>
+            if ::ad::stop_gradient(::core::option::Option::is_some(&#place)) {
+                let #item = ::ad::__private::rules::some_of(&#place);
+                #(#then)*
+            } else #els
+        ))
+    }
+
     fn pop_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
         let Expr::Let(l) = &*i.cond else { return None };
         let Expr::MethodCall(call) = &*l.expr else {

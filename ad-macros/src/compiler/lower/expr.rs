@@ -357,9 +357,9 @@ impl Lowerer<'_> {
     }
 
     /// Lowers `e` where its value is bound, assigned or yielded: a field
-    /// read (`let mut acc = p.bias;`, or an element of one, `p.w[i]`) is a
-    /// reference to the place, and the binding gets its own copy, as in
-    /// Rust.
+    /// read (`let mut acc = p.bias;`, or an element of one, `p.w[i]`, or
+    /// `*g` of a reference to one) is a reference to the place, and the
+    /// binding gets its own copy, as in Rust.
     pub(super) fn value_expr(&mut self, e: &Expr) -> Option<Operand> {
         let mut inner = e;
         while let Expr::Paren(p) = inner {
@@ -369,7 +369,11 @@ impl Lowerer<'_> {
         match value {
             Operand::Var(v)
                 if matches!(inner, Expr::Field(_))
-                    || matches!(inner, Expr::Index(_)) && self.is_element_place(v) =>
+                    || matches!(inner, Expr::Index(_)) && self.is_element_place(v)
+                    // `*g` of a reference into a place (`if let Some(g) =
+                    // &p.gain`): a copy, as in Rust.
+                    || matches!(inner, Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)))
+                        && self.vars[v.0].is_view =>
             {
                 Some(self.inst(Op::ToOwned(Operand::Var(v)), e.span()))
             }
