@@ -285,3 +285,60 @@ fn option_tangents_add_and_take_the_value_they_lack() {
     assert_eq!(a.dot(&None), 0.0);
     assert_eq!(Some(0.5).zero_tangent(), Some(0.0));
 }
+
+/// An `Option` parameter by reference, tested by `if let` and `match`.
+mod optional_parameter {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, bias: &Option<Array1<f64>>, gain: &Option<f64>) -> f64 {
+        let mut h = x.mapv(f64::tanh);
+        if let Some(b) = bias {
+            h *= b;
+        }
+        let g = match gain {
+            Some(g) => *g,
+            None => 1.0,
+        };
+        h.sum() * g
+    }
+}
+
+#[test]
+fn option_parameters_by_reference() {
+    use ad::check::{assert_gradient, close, Flat};
+    let x = random(4, 20);
+    for (bias, gain) in [
+        (Some(random(4, 21)), Some(0.7)),
+        (None, Some(1.3)),
+        (Some(random(4, 22)), None),
+    ] {
+        let f = |p: &(Array1<f64>, Option<Array1<f64>>, Option<f64>)| {
+            optional_parameter::f(&p.0, &p.1, &p.2)
+        };
+        let p = (x.clone(), bias.clone(), gain);
+        let (value, (gx, gb, gg)) = optional_parameter::f_grad(&x, &bias, &gain);
+        assert_eq!(value, f(&p));
+        assert_eq!(
+            (gb.is_some(), gg.is_some()),
+            (bias.is_some(), gain.is_some())
+        );
+        let g = (gx.clone(), gb.clone(), gg);
+        assert_gradient(f, &p, &g.to_flat());
+        let d = (
+            random(4, 23),
+            bias.as_ref().map(|b| b * 0.5 - 0.2),
+            gain.map(|_| -0.4),
+        );
+        let (jvalue, jv) = optional_parameter::f_jvp(&x, &bias, &gain, &d.0, &d.1, &d.2);
+        assert_eq!(jvalue, value);
+        assert!(close(
+            jv,
+            g.to_flat()
+                .iter()
+                .zip(d.to_flat())
+                .map(|(a, b)| a * b)
+                .sum(),
+            1e-9
+        ));
+    }
+}

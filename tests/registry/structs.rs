@@ -1,5 +1,5 @@
 //! `#[derive(Differentiable)]` structs as parameters: nested `Vec`s of
-//! layers indexed in a loop, and `#[constant]` fields.
+//! layers indexed in a loop, `#[constant]` fields, and `Option` fields.
 
 use ad::ndarray::{Array1, Array2};
 use ad::{differentiable, Differentiable};
@@ -148,6 +148,41 @@ scenario! {
     constants { ref x = random(3, 99) }
 }
 
+/// A layer whose bias may be missing.
+#[derive(Clone, Debug, Differentiable)]
+pub struct MaybeBiased {
+    pub w: Array2<f64>,
+    pub bias: Option<Array1<f64>>,
+}
+
+/// `depth` square layers, every other one without a bias.
+fn maybe_biased(depth: usize, width: usize) -> Vec<MaybeBiased> {
+    (0..depth)
+        .map(|k| MaybeBiased {
+            w: random((width, width), 110 + k as u64) * 0.6,
+            bias: (k % 2 == 0).then(|| random(width, 120 + k as u64)),
+        })
+        .collect()
+}
+
+scenario! {
+    scalar layers_with_optional_biases in Structs, sizes [1, 4];
+    #[differentiable]
+    pub fn f(layers: &Vec<MaybeBiased>, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.to_owned();
+        for layer in layers {
+            let z = layer.w.dot(&h);
+            h = match &layer.bias {
+                Some(b) => (z + b).mapv(f64::tanh),
+                None => z.mapv(f64::tanh),
+            };
+        }
+        h.sum()
+    }
+    inputs(n) { ref layers dlayers = maybe_biased(n, 4) }
+    constants { ref x = random(4, 129) }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         network_of_layers::scenario(),
@@ -155,5 +190,6 @@ pub fn scenarios() -> Vec<Scenario> {
         constant_fields_read_directly::scenario(),
         slice_of_instances::scenario(),
         slices_of_arrays_and_layers::scenario(),
+        layers_with_optional_biases::scenario(),
     ]
 }

@@ -168,7 +168,8 @@ impl Lowerer<'_> {
     /// `x.first()` and `x.last()` of what `end_item` reads, whose item is
     /// `&x[0]` or `&x[x.len() - 1]`.
     /// `if let Some(b) = &p.bias { .. } else { .. }` (or `p.bias.as_ref()`)
-    /// on an active field of a struct: `if p.bias.is_some() { let b =
+    /// on an active field of a struct, or on a parameter `bias:
+    /// &Option<Array1<f64>>` (`if let Some(b) = bias`): `if p.bias.is_some() { let b =
     /// rules::some_of(&p.bias); .. } else { .. }`, the test inactive and
     /// `b` the value inside, whose cotangent adds into the field's `Some`.
     fn option_field_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
@@ -176,11 +177,25 @@ impl Lowerer<'_> {
         let place = match &*l.expr {
             Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
             Expr::MethodCall(m) if m.method == "as_ref" && m.args.is_empty() => &*m.receiver,
+            path @ Expr::Path(_) => path,
             _ => return None,
         };
-        if !matches!(place, Expr::Field(_)) || !self.carries_derivative(place) {
+        if !self.carries_derivative(place) {
             return None;
         }
+        // A field is borrowed; a parameter `bias: &Option<Array1<f64>>`
+        // is a reference already.
+        let borrowed: Expr = match place {
+            Expr::Field(_) => syn::parse_quote!(&#place),
+            Expr::Path(p)
+                if p.path
+                    .get_ident()
+                    .is_some_and(|n| self.is_borrowed_param(n)) =>
+            {
+                place.clone()
+            }
+            _ => return None,
+        };
         let Pat::TupleStruct(some) = &*l.pat else {
             return None;
         };
@@ -197,8 +212,8 @@ impl Lowerer<'_> {
             None => quote!({}),
         };
         Some(syn::parse_quote_spanned!(span=>
-            if ::ad::stop_gradient(::core::option::Option::is_some(&#place)) {
-                let #item = ::ad::__private::rules::some_of(&#place);
+            if ::ad::stop_gradient(::core::option::Option::is_some(#borrowed)) {
+                let #item = ::ad::__private::rules::some_of(#borrowed);
                 #(#then)*
             } else #els
         ))

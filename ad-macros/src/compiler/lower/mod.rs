@@ -485,6 +485,14 @@ impl Lowerer<'_> {
         })
     }
 
+    /// Whether `name` is an active parameter taken by reference, never
+    /// bound again.
+    pub(super) fn is_borrowed_param(&self, name: &Ident) -> bool {
+        matches!(self.env.get(&name.to_string()), Some(Binding::Active(v))
+            if self.borrowed_params.contains(v))
+            && !self.body_assigned.contains(&name.to_string())
+    }
+
     /// Whether every active value `expr` reads is a parameter taken by
     /// reference.
     pub(super) fn reads_only_borrowed_params(&self, expr: &Expr) -> bool {
