@@ -254,21 +254,28 @@ fn option_fields_with_and_without_values() {
     check_stack(&none, &x);
 }
 
+/// A tangent of `m` with random entries, `Some` where `m` has a value.
+fn random_tangent(m: &Stack, seed: u64) -> StackTangent {
+    use ad::check::{Flat, Rng};
+    let mut d = m.zero_tangent();
+    let mut rng = Rng::new(seed);
+    for i in 0..d.flat_len() {
+        d.set(i, rng.uniform());
+    }
+    d
+}
+
 /// The gradient against central differences, `f_vjp`'s pullback against
 /// it, and forward mode along a random tangent against `<gradient, d>`.
 fn check_stack(m: &Stack, x: &Array1<f64>) {
-    use ad::check::{assert_gradient, close, Flat, Rng};
+    use ad::check::{assert_gradient, close, Flat};
     let f = |m: &Stack| optional_fields::f(m, x);
     let (value, (g, _)) = optional_fields::f_grad(m, x);
     assert_eq!(value, f(m));
     assert_gradient(f, m, &g.to_flat());
     let (_, pullback) = optional_fields::f_vjp(m, x);
     assert_eq!(pullback(1.0).0.to_flat(), g.to_flat());
-    let mut d = m.zero_tangent();
-    let mut rng = Rng::new(3);
-    for i in 0..d.flat_len() {
-        d.set(i, rng.uniform());
-    }
+    let d = random_tangent(m, 3);
     let (jvalue, jv) = optional_fields::f_jvp(m, x, &d, ad::NoTangent);
     assert_eq!(jvalue, value);
     assert!(close(jv, g.dot(&d), 1e-9), "forward {jv} vs {}", g.dot(&d));
@@ -341,4 +348,78 @@ fn option_parameters_by_reference() {
             1e-9
         ));
     }
+}
+
+impl Layer {
+    /// Tests its own fields: `&self.bias` by reference, `self.gain` by
+    /// value (a copy).
+    #[differentiable]
+    pub fn forward(&self, x: &Array1<f64>) -> Array1<f64> {
+        let mut z = self.w.dot(x);
+        if let Some(b) = &self.bias {
+            z += b;
+        }
+        if let Some(g) = self.gain {
+            z *= g;
+        }
+        z.mapv(f64::tanh)
+    }
+}
+
+/// Option fields of indexed layers matched with `Some(ref b)`, and
+/// layers' methods that test their own.
+mod option_fields_of_indexed_layers_and_methods {
+    use super::*;
+    #[differentiable]
+    pub fn indexed(m: &Stack, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.clone();
+        for i in 0..m.layers.len() {
+            h = m.layers[i].w.dot(&h);
+            match m.layers[i].bias {
+                Some(ref b) => h = &h + b,
+                None => h *= 0.9,
+            }
+            h = h.mapv(f64::tanh);
+        }
+        h.sum()
+    }
+
+    #[differentiable]
+    pub fn by_methods(m: &Stack, #[constant] x: &Array1<f64>) -> f64 {
+        let mut h = x.clone();
+        for layer in &m.layers {
+            h = layer.forward(&h);
+        }
+        h.sum()
+    }
+}
+
+#[test]
+fn option_fields_by_ref_patterns_and_in_methods() {
+    use ad::check::{assert_gradient, close, Flat};
+    use option_fields_of_indexed_layers_and_methods as cases;
+    let x = random(2, 30);
+    let m = Stack {
+        layers: vec![
+            layer(3, 2, true, false, 31),
+            layer(2, 3, false, true, 33),
+            layer(2, 2, true, true, 35),
+        ],
+    };
+    let d = random_tangent(&m, 5);
+    let (_, (g, _)) = cases::indexed_grad(&m, &x);
+    assert_gradient(|m: &Stack| cases::indexed(m, &x), &m, &g.to_flat());
+    assert!(close(
+        cases::indexed_jvp(&m, &x, &d, ad::NoTangent).1,
+        g.dot(&d),
+        1e-9
+    ));
+    let (_, (g, _)) = cases::by_methods_grad(&m, &x);
+    assert_gradient(|m: &Stack| cases::by_methods(m, &x), &m, &g.to_flat());
+    assert!(close(
+        cases::by_methods_jvp(&m, &x, &d, ad::NoTangent).1,
+        g.dot(&d),
+        1e-9
+    ));
+    assert!(g.layers[0].gain.is_none() && g.layers[1].gain.is_some());
 }

@@ -168,16 +168,22 @@ impl Lowerer<'_> {
     /// `x.first()` and `x.last()` of what `end_item` reads, whose item is
     /// `&x[0]` or `&x[x.len() - 1]`.
     /// `if let Some(b) = &p.bias { .. } else { .. }` (or `p.bias.as_ref()`)
-    /// on an active field of a struct, or on a parameter `bias:
+    /// on an active field of a struct (also `if let Some(g) = p.gain`, a
+    /// copy, and `Some(ref b)`), or on a parameter `bias:
     /// &Option<Array1<f64>>` (`if let Some(b) = bias`): `if p.bias.is_some() { let b =
     /// rules::some_of(&p.bias); .. } else { .. }`, the test inactive and
     /// `b` the value inside, whose cotangent adds into the field's `Some`.
     fn option_field_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
         let Expr::Let(l) = &*i.cond else { return None };
-        let place = match &*l.expr {
-            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
-            Expr::MethodCall(m) if m.method == "as_ref" && m.args.is_empty() => &*m.receiver,
-            path @ Expr::Path(_) => path,
+        // Whether the test is of the field itself (`if let Some(g) =
+        // p.gain`), whose value it copies, rather than of a reference.
+        let (place, by_value) = match &*l.expr {
+            Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, false),
+            Expr::MethodCall(m) if m.method == "as_ref" && m.args.is_empty() => {
+                (&*m.receiver, false)
+            }
+            path @ Expr::Path(_) => (path, false),
+            field @ Expr::Field(_) => (field, true),
             _ => return None,
         };
         if !self.carries_derivative(place) {
@@ -202,9 +208,19 @@ impl Lowerer<'_> {
         let [item] = &some.elems.iter().collect::<Vec<_>>()[..] else {
             return None;
         };
-        if !some.path.is_ident("Some") || !matches!(item, Pat::Ident(_) | Pat::Wild(_)) {
+        let Pat::Ident(binding) = item else {
+            return None;
+        };
+        if !some.path.is_ident("Some") || binding.subpat.is_some() {
             return None;
         }
+        // `Some(ref b)` of the field borrows it; `Some(g)` copies it.
+        let name = &binding.ident;
+        let mutability = &binding.mutability;
+        let value: Expr = match (by_value, &binding.by_ref) {
+            (true, None) => syn::parse_quote!(*::ad::__private::rules::some_of(#borrowed)),
+            _ => syn::parse_quote!(::ad::__private::rules::some_of(#borrowed)),
+        };
         let span = l.expr.span();
         let then = &i.then_branch.stmts;
         let els = match &i.else_branch {
@@ -213,7 +229,7 @@ impl Lowerer<'_> {
         };
         Some(syn::parse_quote_spanned!(span=>
             if ::ad::stop_gradient(::core::option::Option::is_some(#borrowed)) {
-                let #item = ::ad::__private::rules::some_of(#borrowed);
+                let #mutability #name = #value;
                 #(#then)*
             } else #els
         ))
