@@ -423,3 +423,46 @@ fn option_fields_by_ref_patterns_and_in_methods() {
     ));
     assert!(g.layers[0].gain.is_none() && g.layers[1].gain.is_some());
 }
+
+/// Methods of an `Option` field or parameter that end in a value, as an
+/// `Option` local takes them, and `is_some()` as a condition.
+mod option_field_methods {
+    use super::*;
+    #[differentiable]
+    pub fn f(l: &Layer, #[constant] x: &Array1<f64>, shift: &Option<f64>) -> f64 {
+        let z = l.w.dot(x) * l.gain.unwrap_or(1.0);
+        let s = l.bias.as_ref().map_or(0.0, |b| b.sum());
+        let t = l.gain.map(|g| g * g).unwrap_or(0.3).powi(2);
+        let u = if l.bias.is_some() { 1.0 } else { 2.0 };
+        z.mapv(f64::tanh).sum() + s + t * u + shift.unwrap_or(0.5) * z.sum()
+    }
+}
+
+#[test]
+fn methods_of_option_fields_and_parameters() {
+    use ad::check::{assert_gradient, close, Flat};
+    let x = random(2, 40);
+    for (l, shift) in [
+        (layer(3, 2, true, true, 41), Some(0.7)),
+        (layer(3, 2, false, false, 43), None),
+    ] {
+        let (value, (g, _, gs)) = option_field_methods::f_grad(&l, &x, &shift);
+        assert_eq!(value, option_field_methods::f(&l, &x, &shift));
+        let f = |p: &(Layer, Option<f64>)| option_field_methods::f(&p.0, &x, &p.1);
+        let p = (l.clone(), shift);
+        let g = (g, gs);
+        assert_gradient(f, &p, &g.to_flat());
+        let mut d = (l.zero_tangent(), shift.map(|_| 0.6));
+        d.0.w.fill(0.25);
+        let (_, jv) = option_field_methods::f_jvp(&l, &x, &shift, &d.0, ad::NoTangent, &d.1);
+        assert!(close(
+            jv,
+            g.to_flat()
+                .iter()
+                .zip(d.to_flat())
+                .map(|(a, b)| a * b)
+                .sum(),
+            1e-9
+        ));
+    }
+}

@@ -58,6 +58,11 @@ pub const INACTIVE: &[&str] = &[
     "is_infinite",
     "is_sign_positive",
     "is_sign_negative",
+    // Whether an `Option` holds a value (an `Option` field, `p.bias`).
+    "is_some",
+    "is_none",
+    "is_some_and",
+    "is_none_or",
     "signum",
     "floor",
     "ceil",

@@ -235,6 +235,38 @@ impl Lowerer<'_> {
         ))
     }
 
+    /// `l.gain.unwrap_or(1.0)`, `l.bias.as_ref().map_or(0.0, |b| b.sum())`
+    /// and the other chains an `Option` local takes (`option_locals.rs`),
+    /// on an active `Option` field or parameter: an `if` on whether it is
+    /// `Some`, reading the value inside with `rules::some_of`.
+    pub(super) fn option_field_chain(&self, e: &Expr) -> Option<Expr> {
+        let mut calls = Vec::new();
+        let mut at = e;
+        while let Expr::MethodCall(c) = at {
+            calls.push((c.method.to_string(), c.args.iter().cloned().collect()));
+            at = &c.receiver;
+        }
+        calls.reverse();
+        let borrowed: Expr = match at {
+            Expr::Field(_) => syn::parse_quote!(&#at),
+            Expr::Path(p)
+                if p.path
+                    .get_ident()
+                    .is_some_and(|n| self.is_borrowed_param(n)) =>
+            {
+                at.clone()
+            }
+            _ => return None,
+        };
+        if calls.is_empty() || !self.carries_derivative(at) {
+            return None;
+        }
+        let flag: Expr =
+            syn::parse_quote!(::ad::stop_gradient(::core::option::Option::is_some(#borrowed)));
+        let item: Expr = syn::parse_quote!((*::ad::__private::rules::some_of(#borrowed)));
+        super::option_locals::option_chain(&calls, &flag, item)
+    }
+
     fn pop_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
         let Expr::Let(l) = &*i.cond else { return None };
         let Expr::MethodCall(call) = &*l.expr else {

@@ -461,7 +461,10 @@ impl Lowerer<'_> {
                     None
                 }
             }
-            Expr::MethodCall(m) => self.method(m, e),
+            Expr::MethodCall(m) => match self.option_field_chain(e) {
+                Some(chain) => self.expr(&chain),
+                None => self.method(m, e),
+            },
             Expr::Call(c) => self.call(c, e),
             // A sub-slice of a slice or `Vec` parameter of floats, or of a
             // bag's item: the part of it read as a 1-D view, `x.slice(s![a..b])`,

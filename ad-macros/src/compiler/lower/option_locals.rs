@@ -458,49 +458,8 @@ impl Split<'_> {
             at = &c.receiver;
         }
         calls.reverse();
-        let (last, adaptors) = calls.split_last()?;
         let (f, v) = (flag(name), value(name));
-        // The item as the chain has made it, read only where the flag is up.
-        let mut item: Expr = parse_quote!(#v);
-        for (method, args) in adaptors {
-            item = match (method.as_str(), &args[..]) {
-                ("map", [g]) => applied(g, item)?,
-                ("as_ref", []) => parse_quote!(&#item),
-                ("copied", []) => parse_quote!(*#item),
-                ("cloned", []) => parse_quote!(::core::clone::Clone::clone(#item)),
-                _ => return None,
-            };
-        }
-        let unset: Expr = parse_quote!(::core::panic!(
-            "called `Option::unwrap()` on a `None` value"
-        ));
-        Some(match (last.0.as_str(), &last.1[..]) {
-            ("is_some", []) if adaptors.is_empty() => parse_quote!(#f),
-            ("is_none", []) if adaptors.is_empty() => parse_quote!((!#f)),
-            ("is_some_and", [p]) => {
-                let tested = applied(p, item)?;
-                parse_quote!((#f && #tested))
-            }
-            ("unwrap", []) => parse_quote!({ if !#f { #unset } #item }),
-            ("expect", [m]) => parse_quote!({ if !#f { ::core::panic!("{}", #m) } #item }),
-            ("unwrap_or", [d]) => parse_quote!(if #f { #item } else { #d }),
-            ("unwrap_or_else", [d]) => {
-                let d = called(d)?;
-                parse_quote!(if #f { #item } else { #d })
-            }
-            ("unwrap_or_default", []) => parse_quote!(if #f { #item } else {
-                ::ad::__private::rules::placeholder()
-            }),
-            ("map_or", [d, g]) => {
-                let mapped = applied(g, item)?;
-                parse_quote!(if #f { #mapped } else { #d })
-            }
-            ("map_or_else", [d, g]) => {
-                let (mapped, d) = (applied(g, item)?, called(d)?);
-                parse_quote!(if #f { #mapped } else { #d })
-            }
-            _ => return None,
-        })
+        option_chain(&calls, &parse_quote!(#f), parse_quote!(#v))
     }
 
     /// `if let P = prev { .. } else ..` and `match prev { .. }`, as an `if`
@@ -530,6 +489,55 @@ impl Split<'_> {
         self.visit_expr_mut(&mut els);
         parse_quote!(if #f #then else { #els })
     }
+}
+
+/// The methods `calls` (in the order they apply) on an `Option` whose
+/// flag is `f` and whose value is `item`, ending in one that leaves the
+/// `Option` (`map(g)` then `unwrap_or(d)`), as an `if` on the flag; `None`
+/// for a chain that does not end so. `item` is read only where the flag
+/// is up.
+pub(super) fn option_chain(calls: &[(String, Vec<Expr>)], f: &Expr, item: Expr) -> Option<Expr> {
+    let (last, adaptors) = calls.split_last()?;
+    let mut item = item;
+    for (method, args) in adaptors {
+        item = match (method.as_str(), &args[..]) {
+            ("map", [g]) => applied(g, item)?,
+            ("as_ref", []) => parse_quote!(&#item),
+            ("copied", []) => parse_quote!(*#item),
+            ("cloned", []) => parse_quote!(::core::clone::Clone::clone(#item)),
+            _ => return None,
+        };
+    }
+    let unset: Expr = parse_quote!(::core::panic!(
+        "called `Option::unwrap()` on a `None` value"
+    ));
+    Some(match (last.0.as_str(), &last.1[..]) {
+        ("is_some", []) if adaptors.is_empty() => parse_quote!(#f),
+        ("is_none", []) if adaptors.is_empty() => parse_quote!((!#f)),
+        ("is_some_and", [p]) => {
+            let tested = applied(p, item)?;
+            parse_quote!((#f && #tested))
+        }
+        ("unwrap", []) => parse_quote!({ if !#f { #unset } #item }),
+        ("expect", [m]) => parse_quote!({ if !#f { ::core::panic!("{}", #m) } #item }),
+        ("unwrap_or", [d]) => parse_quote!(if #f { #item } else { #d }),
+        ("unwrap_or_else", [d]) => {
+            let d = called(d)?;
+            parse_quote!(if #f { #item } else { #d })
+        }
+        ("unwrap_or_default", []) => parse_quote!(if #f { #item } else {
+            ::ad::__private::rules::placeholder()
+        }),
+        ("map_or", [d, g]) => {
+            let mapped = applied(g, item)?;
+            parse_quote!(if #f { #mapped } else { #d })
+        }
+        ("map_or_else", [d, g]) => {
+            let (mapped, d) = (applied(g, item)?, called(d)?);
+            parse_quote!(if #f { #mapped } else { #d })
+        }
+        _ => return None,
+    })
 }
 
 /// The local at the root of a chain of method calls (`prev` of
