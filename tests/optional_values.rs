@@ -338,15 +338,7 @@ fn option_parameters_by_reference() {
         );
         let (jvalue, jv) = optional_parameter::f_jvp(&x, &bias, &gain, &d.0, &d.1, &d.2);
         assert_eq!(jvalue, value);
-        assert!(close(
-            jv,
-            g.to_flat()
-                .iter()
-                .zip(d.to_flat())
-                .map(|(a, b)| a * b)
-                .sum(),
-            1e-9
-        ));
+        assert!(close(jv, g.flat_dot(&d), 1e-9));
     }
 }
 
@@ -455,14 +447,6 @@ fn methods_of_option_fields_and_parameters() {
         let mut d = (l.zero_tangent(), shift.map(|_| 0.6));
         d.0.w.fill(0.25);
         let (_, jv) = option_field_methods::f_jvp(&l, &x, &shift, &d.0, ad::NoTangent, &d.1);
-        assert!(close(
-            jv,
-            g.to_flat()
-                .iter()
-                .zip(d.to_flat())
-                .map(|(a, b)| a * b)
-                .sum(),
-            1e-9
-        ));
+        assert!(close(jv, g.flat_dot(&d), 1e-9));
     }
 }

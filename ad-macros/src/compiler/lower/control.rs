@@ -167,6 +167,23 @@ impl Lowerer<'_> {
     /// = hs.pop().unwrap(); a }`, whose pop is the list's; and alike
     /// `x.first()` and `x.last()` of what `end_item` reads, whose item is
     /// `&x[0]` or `&x[x.len() - 1]`.
+    /// A reference to an `Option` place a test or a chain reads: a field,
+    /// borrowed, or a parameter `bias: &Option<Array1<f64>>`, a reference
+    /// already.
+    fn option_place(&self, place: &Expr) -> Option<Expr> {
+        match place {
+            Expr::Field(_) => Some(syn::parse_quote!(&#place)),
+            Expr::Path(p)
+                if p.path
+                    .get_ident()
+                    .is_some_and(|n| self.is_borrowed_param(n)) =>
+            {
+                Some(place.clone())
+            }
+            _ => None,
+        }
+    }
+
     /// `if let Some(b) = &p.bias { .. } else { .. }` (or `p.bias.as_ref()`)
     /// on an active field of a struct (also `if let Some(g) = p.gain`, a
     /// copy, and `Some(ref b)`), or on a parameter `bias:
@@ -189,19 +206,7 @@ impl Lowerer<'_> {
         if !self.carries_derivative(place) {
             return None;
         }
-        // A field is borrowed; a parameter `bias: &Option<Array1<f64>>`
-        // is a reference already.
-        let borrowed: Expr = match place {
-            Expr::Field(_) => syn::parse_quote!(&#place),
-            Expr::Path(p)
-                if p.path
-                    .get_ident()
-                    .is_some_and(|n| self.is_borrowed_param(n)) =>
-            {
-                place.clone()
-            }
-            _ => return None,
-        };
+        let borrowed = self.option_place(place)?;
         let Pat::TupleStruct(some) = &*l.pat else {
             return None;
         };
@@ -247,17 +252,7 @@ impl Lowerer<'_> {
             at = &c.receiver;
         }
         calls.reverse();
-        let borrowed: Expr = match at {
-            Expr::Field(_) => syn::parse_quote!(&#at),
-            Expr::Path(p)
-                if p.path
-                    .get_ident()
-                    .is_some_and(|n| self.is_borrowed_param(n)) =>
-            {
-                at.clone()
-            }
-            _ => return None,
-        };
+        let borrowed = self.option_place(at)?;
         if calls.is_empty() || !self.carries_derivative(at) {
             return None;
         }
