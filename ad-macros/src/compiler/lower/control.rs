@@ -161,12 +161,6 @@ impl Lowerer<'_> {
         Some(value.unwrap_or_else(|| self.unit()))
     }
 
-    /// `if let Some(p) = hs.pop() { a } else { b }` on an active `Vec`
-    /// local (a `while let` over a stack of states, a `match` on a pop, a
-    /// `let ... else` come to this) as `if hs.is_empty() { b } else { let p
-    /// = hs.pop().unwrap(); a }`, whose pop is the list's; and alike
-    /// `x.first()` and `x.last()` of what `end_item` reads, whose item is
-    /// `&x[0]` or `&x[x.len() - 1]`.
     /// A reference to an `Option` place a test or a chain reads: a field,
     /// borrowed, or a parameter `bias: &Option<Array1<f64>>`, a reference
     /// already.
@@ -226,6 +220,7 @@ impl Lowerer<'_> {
             (true, None) => syn::parse_quote!(*::ad::__private::rules::some_of(#borrowed)),
             _ => syn::parse_quote!(::ad::__private::rules::some_of(#borrowed)),
         };
+        let flag = option_flag(&borrowed);
         let span = l.expr.span();
         let then = &i.then_branch.stmts;
         let els = match &i.else_branch {
@@ -233,7 +228,7 @@ impl Lowerer<'_> {
             None => quote!({}),
         };
         Some(syn::parse_quote_spanned!(span=>
-            if ::ad::stop_gradient(::core::option::Option::is_some(#borrowed)) {
+            if #flag {
                 let #mutability #name = #value;
                 #(#then)*
             } else #els
@@ -245,23 +240,22 @@ impl Lowerer<'_> {
     /// on an active `Option` field or parameter: an `if` on whether it is
     /// `Some`, reading the value inside with `rules::some_of`.
     pub(super) fn option_field_chain(&self, e: &Expr) -> Option<Expr> {
-        let mut calls = Vec::new();
-        let mut at = e;
-        while let Expr::MethodCall(c) = at {
-            calls.push((c.method.to_string(), c.args.iter().cloned().collect()));
-            at = &c.receiver;
-        }
-        calls.reverse();
+        let (at, calls) = super::option_locals::method_calls(e);
         let borrowed = self.option_place(at)?;
         if calls.is_empty() || !self.carries_derivative(at) {
             return None;
         }
-        let flag: Expr =
-            syn::parse_quote!(::ad::stop_gradient(::core::option::Option::is_some(#borrowed)));
+        let flag = option_flag(&borrowed);
         let item: Expr = syn::parse_quote!((*::ad::__private::rules::some_of(#borrowed)));
         super::option_locals::option_chain(&calls, &flag, item)
     }
 
+    /// `if let Some(p) = hs.pop() { a } else { b }` on an active `Vec`
+    /// local (a `while let` over a stack of states, a `match` on a pop, a
+    /// `let ... else` come to this) as `if hs.is_empty() { b } else { let p
+    /// = hs.pop().unwrap(); a }`, whose pop is the list's; and alike
+    /// `x.first()` and `x.last()` of what `end_item` reads, whose item is
+    /// `&x[0]` or `&x[x.len() - 1]`.
     fn pop_tested(&self, i: &syn::ExprIf) -> Option<syn::ExprIf> {
         let Expr::Let(l) = &*i.cond else { return None };
         let Expr::MethodCall(call) = &*l.expr else {
@@ -940,4 +934,9 @@ pub(super) fn assignments(block: &syn::Block) -> Vec<(String, Expr, bool)> {
     let mut a = Assigns(Vec::new());
     a.visit_block(block);
     a.0
+}
+
+/// Whether the `Option` `borrowed` refers to is `Some`: an inactive test.
+fn option_flag(borrowed: &Expr) -> Expr {
+    syn::parse_quote!(::ad::stop_gradient(::core::option::Option::is_some(#borrowed)))
 }

@@ -447,17 +447,10 @@ impl Split<'_> {
     /// leaves the `Option` (`prev.map(f).unwrap_or(d)`), as an `if` on the
     /// flag; `None` for a chain that does not end so.
     fn chain(&mut self, name: &Ident, e: &Expr) -> Option<Expr> {
-        let mut calls = Vec::new();
-        let mut at = e;
-        while let Expr::MethodCall(c) = at {
-            let mut args: Vec<Expr> = c.args.iter().cloned().collect();
-            for a in &mut args {
-                self.visit_expr_mut(a);
-            }
-            calls.push((c.method.to_string(), args));
-            at = &c.receiver;
+        let (_, mut calls) = method_calls(e);
+        for a in calls.iter_mut().flat_map(|(_, args)| args) {
+            self.visit_expr_mut(a);
         }
-        calls.reverse();
         let (f, v) = (flag(name), value(name));
         option_chain(&calls, &parse_quote!(#f), parse_quote!(#v))
     }
@@ -538,6 +531,20 @@ pub(super) fn option_chain(calls: &[(String, Vec<Expr>)], f: &Expr, item: Expr) 
         }
         _ => return None,
     })
+}
+
+/// The receiver at the root of a chain of method calls, and the calls
+/// (name and arguments) in the order they apply: `prev` and `[map(g),
+/// unwrap_or(d)]` of `prev.map(g).unwrap_or(d)`.
+pub(super) fn method_calls(e: &Expr) -> (&Expr, Vec<(String, Vec<Expr>)>) {
+    let mut calls = Vec::new();
+    let mut at = e;
+    while let Expr::MethodCall(c) = at {
+        calls.push((c.method.to_string(), c.args.iter().cloned().collect()));
+        at = &c.receiver;
+    }
+    calls.reverse();
+    (at, calls)
 }
 
 /// The local at the root of a chain of method calls (`prev` of
