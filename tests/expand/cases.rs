@@ -162,6 +162,14 @@ snapshot!(forward_only, [forward],
     }
 );
 
+// `f_jvp` as IR, differentiated again: `f_jvp_vjp` and `f_jvp_jvp` after
+// the first-order functions. The kink of `abs` is a branch on `x`.
+snapshot!(nested_tangent, [nested],
+    fn f(x: f64, y: f64) -> f64 {
+        (x * y).sin() + x.abs() / y
+    }
+);
+
 snapshot!(error_stubs, [],
     fn f(x: f64, w: &mut Array1<f64>) -> f64 {
         x.floor_div(2.0)

@@ -415,7 +415,7 @@ impl Op {
         )
     }
 
-    fn name(&self) -> String {
+    pub fn name(&self) -> String {
         match self {
             Op::Arith(a, ..) => format!("{a:?}").to_lowercase(),
             Op::Neg(_) => "neg".into(),

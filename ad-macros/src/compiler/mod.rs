@@ -16,6 +16,7 @@ mod ir;
 mod lower;
 mod methods;
 mod moves;
+mod nested;
 mod ops;
 mod options;
 mod primal;
@@ -69,9 +70,13 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let compiled = guard::guarded(|| {
         let function = lower::lower(&sig, &errors);
-        errors
-            .is_empty()
-            .then(|| emit::derivatives(&sig, &function, modes))
+        errors.is_empty().then(|| {
+            let mut derived = emit::derivatives(&sig, &function, modes);
+            if modes.nested {
+                derived.extend(nested::derivatives(&sig, &errors));
+            }
+            derived
+        })
     });
     let derived = match compiled {
         Ok(Some(derived)) => derived,

@@ -1,5 +1,5 @@
 //! The attribute's options: `#[differentiable]`, `#[differentiable(reverse)]`,
-//! `#[differentiable(forward)]`.
+//! `#[differentiable(forward)]`, and `nested` beside either.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
@@ -12,6 +12,9 @@ use super::errors::Errors;
 pub struct Modes {
     pub reverse: bool,
     pub forward: bool,
+    /// Also the derivatives of `f_jvp` (`f_jvp_vjp`, `f_jvp_jvp`), so
+    /// differentiable code may call it.
+    pub nested: bool,
 }
 
 pub fn parse(attr: TokenStream, errors: &Errors) -> Modes {
@@ -19,6 +22,7 @@ pub fn parse(attr: TokenStream, errors: &Errors) -> Modes {
         return Modes {
             reverse: true,
             forward: true,
+            nested: false,
         };
     }
     let idents = match Punctuated::<Ident, Token![,]>::parse_terminated.parse2(attr) {
@@ -31,30 +35,31 @@ pub fn parse(attr: TokenStream, errors: &Errors) -> Modes {
             return Modes {
                 reverse: true,
                 forward: true,
+                nested: false,
             };
         }
     };
     let mut modes = Modes {
         reverse: false,
         forward: false,
+        nested: false,
     };
     for ident in &idents {
         match ident.to_string().as_str() {
             "reverse" => modes.reverse = true,
             "forward" => modes.forward = true,
+            "nested" => modes.nested = true,
             other => errors.at(
                 ident,
                 format!(
-                    "unknown option `{other}`: `#[differentiable]` takes `reverse` (only `_grad` and `_vjp`) or `forward` (only `_jvp`)"
+                    "unknown option `{other}`: `#[differentiable]` takes `reverse` (only `_grad` and `_vjp`) or `forward` (only `_jvp`), and `nested` (also `_jvp_vjp` and `_jvp_jvp`, the derivatives of `_jvp`)"
                 ),
             ),
         }
     }
     if !modes.reverse && !modes.forward {
-        modes = Modes {
-            reverse: true,
-            forward: true,
-        };
+        modes.reverse = true;
+        modes.forward = true;
     }
     modes
 }

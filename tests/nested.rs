@@ -1,0 +1,152 @@
+//! `#[differentiable(nested)]`: `f_jvp` differentiated by the compiler
+//! (`f_jvp_vjp`, `f_jvp_jvp`), so differentiable code may call `f_jvp`:
+//! reverse mode over forward mode, as GradBench's `particle` takes the
+//! derivative of a path that a potential's gradient pushes. Each against
+//! central differences of `f_jvp`, which the first-order tests check.
+
+use ad::{differentiable, Float, NoTangent};
+
+/// The potential of two charges, one placed by a constant `w`.
+#[differentiable(nested)]
+fn potential<F: Float>(x0: F, x1: F, #[constant] w: F) -> F {
+    let ten = F::of(10.0);
+    let dx = x0 - ten;
+    let dy = x1 - (ten - w);
+    F::one() / (dx * dx + dy * dy).sqrt() + F::one() / (dx * dx + x1 * x1).sqrt()
+}
+
+/// Every scalar rule the pass knows, a branch and a loop that carries a
+/// value.
+#[differentiable(nested)]
+fn wave(x: f64, y: f64, #[constant] n: usize) -> f64 {
+    let mut s = x.sin() * y.cos() + (x * y).tan() + x.sinh() - y.cosh() * 0.1 + (x * 0.5).tanh();
+    s += (x * 0.3).asin() + (y * 0.2).acos() + x.atan() + y.asinh() + (y + 2.0).acosh();
+    s += (x * 0.4).atanh() + y.exp() + x.exp2() + y.exp_m1() + (y + 3.0).ln() + x.ln_1p();
+    s += (y + 2.0).log2() + (x + 2.0).log10() + (y + 1.5).sqrt() + x.cbrt() + (y + 2.0).recip();
+    s += x.powi(3) - y.powf(1.5) + x.atan2(y) + x.hypot(y) + x.to_degrees() * 0.01;
+    s += x.mul_add(y, 0.5) + x * 2.0 - -y / (x + 2.0);
+    s += (x - 0.1).abs() + x.max(y) * 0.5 + x.min(0.2) - y.max(0.4);
+    let mut p = 1.0;
+    for k in 0..n {
+        p *= (x * k as f64 + y).sin() + 1.5;
+    }
+    let t = if x > y { s * p } else { s / p };
+    t + x * y
+}
+
+/// The x component of the potential's gradient, by its generated `_jvp`,
+/// in differentiable code.
+#[differentiable]
+fn field_x(x0: f64, x1: f64, #[constant] w: f64) -> f64 {
+    let (_, g) = potential_jvp(x0, x1, w, 1.0, 0.0, NoTangent);
+    g
+}
+
+fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-5;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+fn assert_close(what: &str, got: f64, want: f64) {
+    assert!(
+        (got - want).abs() <= 1e-6 * (1.0 + want.abs()),
+        "{what}: {got} against {want}"
+    );
+}
+
+/// The same value, and the same tangent but for rounding: the tangent
+/// rules of `f_jvp` and of the nested pass order their products apart.
+fn assert_same(nested: (f64, f64), jvp: (f64, f64)) {
+    assert_eq!(nested.0, jvp.0);
+    assert_close("tangent", nested.1, jvp.1);
+}
+
+#[test]
+fn reverse_over_forward_of_a_potential() {
+    let (x0, x1, w) = (0.7, 8.1, 0.3);
+    for (d0, d1) in [(1.0, 0.0), (0.0, 1.0), (0.4, -1.3)] {
+        let tangent =
+            |x0: f64, x1: f64, d0: f64, d1: f64| potential_jvp(x0, x1, w, d0, d1, NoTangent).1;
+        let (value, pullback) = potential_jvp_vjp(x0, x1, w, d0, d1, NoTangent);
+        assert_same(value, potential_jvp(x0, x1, w, d0, d1, NoTangent));
+        let (g0, g1, _, gd0, gd1, _) = pullback((0.0, 1.0));
+        assert_close("x0", g0, central(|x| tangent(x, x1, d0, d1), x0));
+        assert_close("x1", g1, central(|x| tangent(x0, x, d0, d1), x1));
+        assert_close("d0", gd0, central(|d| tangent(x0, x1, d, d1), d0));
+        assert_close("d1", gd1, central(|d| tangent(x0, x1, d0, d), d1));
+        // The value's cotangent reaches the parameters as the gradient.
+        let (_, pullback) = potential_jvp_vjp(x0, x1, w, d0, d1, NoTangent);
+        let (g0, g1, _, gd0, gd1, _) = pullback((1.0, 0.0));
+        let (_, (p0, p1, _)) = potential_grad(x0, x1, w);
+        assert_close("value x0", g0, p0);
+        assert_close("value x1", g1, p1);
+        assert_eq!((gd0, gd1), (0.0, 0.0));
+    }
+}
+
+#[test]
+fn forward_over_forward_of_a_potential() {
+    let (x0, x1, w, d0, d1) = (0.7, 8.1, 0.3, 0.4, -1.3);
+    let (v0, v1, e0, e1) = (0.2, 0.9, -0.5, 0.6);
+    let (value, tangent) = potential_jvp_jvp(
+        x0, x1, w, d0, d1, NoTangent, v0, v1, NoTangent, e0, e1, NoTangent,
+    );
+    assert_same(value, potential_jvp(x0, x1, w, d0, d1, NoTangent));
+    assert_eq!(value.0, potential(x0, x1, w));
+    let along = |s: f64| {
+        let (p, t) = potential_jvp(
+            x0 + s * v0,
+            x1 + s * v1,
+            w,
+            d0 + s * e0,
+            d1 + s * e1,
+            NoTangent,
+        );
+        (p, t)
+    };
+    assert_close("value", tangent.0, central(|s| along(s).0, 0.0));
+    assert_close("tangent", tangent.1, central(|s| along(s).1, 0.0));
+}
+
+#[test]
+fn every_scalar_rule_differentiated_twice() {
+    for (x, y, n) in [(0.6, 0.45, 3), (0.3, 0.8, 0), (-0.2, 0.35, 2)] {
+        let (dx, dy) = (0.7, -0.4);
+        let tangent = |x: f64, y: f64, dx: f64, dy: f64| wave_jvp(x, y, n, dx, dy, NoTangent);
+        let (value, pullback) = wave_jvp_vjp(x, y, n, dx, dy, NoTangent);
+        assert_eq!(value.0, wave(x, y, n));
+        let (c0, c1) = (0.3, -1.1);
+        let (gx, gy, _, gdx, gdy, _) = pullback((c0, c1));
+        let dot = |(v, t): (f64, f64)| c0 * v + c1 * t;
+        assert_close("x", gx, central(|x| dot(tangent(x, y, dx, dy)), x));
+        assert_close("y", gy, central(|y| dot(tangent(x, y, dx, dy)), y));
+        assert_close("dx", gdx, central(|d| dot(tangent(x, y, d, dy)), dx));
+        assert_close("dy", gdy, central(|d| dot(tangent(x, y, dx, d)), dy));
+        let (v, e) = (0.5, 0.25);
+        let (_, second) = wave_jvp_jvp(
+            x, y, n, dx, dy, NoTangent, v, -v, NoTangent, e, e, NoTangent,
+        );
+        let moved = |s: f64| {
+            dot(wave_jvp(
+                x + s * v,
+                y - s * v,
+                n,
+                dx + s * e,
+                dy + s * e,
+                NoTangent,
+            ))
+        };
+        assert_close("forward over forward", dot(second), central(moved, 0.0));
+    }
+}
+
+#[test]
+fn generated_tangent_called_in_differentiable_code() {
+    let (x0, x1, w) = (0.7, 8.1, 0.3);
+    let (value, (g0, g1, _)) = field_x_grad(x0, x1, w);
+    assert_eq!(value, field_x(x0, x1, w));
+    assert_close("x0", g0, central(|x| field_x(x, x1, w), x0));
+    assert_close("x1", g1, central(|x| field_x(x0, x, w), x1));
+    let (_, t) = field_x_jvp(x0, x1, w, 0.0, 1.0, NoTangent);
+    assert_close("forward", t, g1);
+}
