@@ -3,7 +3,7 @@
 //! user's other code does not fail with more errors.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{quote, ToTokens};
 
 use super::forward;
 use super::ir::{Function, Operand, VarId};
@@ -360,6 +360,37 @@ fn jvp(sig: &Signature, g: &Gen<'_>, p: &Parts) -> TokenStream {
             #(#conversions)*
             #(#stmts)*
             #tail
+        }
+    }
+}
+
+/// The function of `sig`'s signature that computes `f` (its IR) and
+/// nothing else: `#[differentiable(nested)]` emits `f_jvp` so, from the IR
+/// it differentiates, so that `f_jvp` and its derivatives compute the same
+/// values to the last bit.
+pub fn primal_function(sig: &Signature, f: &Function, doc: &str) -> TokenStream {
+    let g = Gen::new(f);
+    let Parts {
+        vis,
+        generics,
+        params,
+        ret,
+        ..
+    } = parts(sig);
+    let (_, _, where_clause) = generics.split_for_impl();
+    let (name, allows, prelude) = (sig.name(), allows(), g.prelude());
+    let stmts = forward::primal(&g, &f.body);
+    let result = match &f.body.result {
+        Operand::Var(v) => g.ident(*v).to_token_stream(),
+        Operand::Const(c) => c.tokens.clone(),
+    };
+    quote! {
+        #[doc = #doc]
+        #allows
+        #vis fn #name #generics (#(#params),*) -> #ret #where_clause {
+            #prelude
+            #(#stmts)*
+            #result
         }
     }
 }

@@ -33,6 +33,14 @@ pub fn body(g: &Gen<'_>, body: &Body) -> (Vec<TokenStream>, Option<TokenStream>)
     (out, result_dot)
 }
 
+/// The statements of `body` computing its values only: no variable is
+/// useful, so none gets a tangent.
+pub fn primal(g: &Gen<'_>, body: &Body) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    stmts(g, &body.stmts, &HashSet::new(), &mut out);
+    out
+}
+
 fn stmts(g: &Gen<'_>, stmts_: &[Stmt], useful: &HashSet<VarId>, out: &mut Vec<TokenStream>) {
     for stmt in stmts_ {
         match stmt {

@@ -31,6 +31,7 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 use errors::Errors;
+use options::Modes;
 
 pub use derive::derive_differentiable;
 
@@ -71,7 +72,12 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
     let compiled = guard::guarded(|| {
         let function = lower::lower(&sig, &errors);
         errors.is_empty().then(|| {
-            let mut derived = emit::derivatives(&sig, &function, modes);
+            // `nested` emits `f_jvp` itself, from the IR it differentiates.
+            let plain = Modes {
+                forward: modes.forward && !modes.nested,
+                ..modes
+            };
+            let mut derived = emit::derivatives(&sig, &function, plain);
             if modes.nested {
                 derived.extend(nested::derivatives(&sig, &errors));
             }

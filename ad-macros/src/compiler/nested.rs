@@ -29,28 +29,50 @@ use super::lower;
 use super::options::Modes;
 use super::signature::{self, Signature};
 
-/// `f_jvp_vjp` and `f_jvp_jvp`, or stubs of them after an error.
+/// `f_jvp`, `f_jvp_vjp` and `f_jvp_jvp`, or stubs of them after an error.
+///
+/// `f_jvp` is emitted from the same IR its derivatives are, not by the
+/// ordinary forward pass: the two order a rule's products differently, and
+/// a function calling `f_jvp` must get the same value from its gradient as
+/// from itself.
 pub fn derivatives(sig: &Signature, errors: &Errors) -> TokenStream {
     let both = Modes {
         reverse: true,
         forward: true,
         nested: false,
     };
+    let forward_only = Modes {
+        reverse: false,
+        ..both
+    };
     let Some(scalar) = scalar_type(sig, errors) else {
-        return TokenStream::new();
+        return emit::stubs(sig, forward_only);
     };
     let Ok(jvp_sig) = signature::parse(jvp_item(sig), errors) else {
-        return TokenStream::new();
+        return emit::stubs(sig, forward_only);
+    };
+    let stubs = || {
+        let mut out = emit::stubs(sig, forward_only);
+        out.extend(emit::stubs(&jvp_sig, both));
+        out
     };
     let f = lower::lower(sig, errors);
     if !errors.is_empty() {
-        return emit::stubs(&jvp_sig, both);
+        return stubs();
     }
     let jvp = Tangents::new(&f, &scalar, errors).function(f, &jvp_sig);
     if !errors.is_empty() {
-        return emit::stubs(&jvp_sig, both);
+        return stubs();
     }
-    emit::derivatives(&jvp_sig, &jvp, both)
+    let doc = format!(
+        "The value of [`{}`] and its directional derivative along the given tangents (forward mode; differentiable again: `{}_vjp`, `{}_jvp`).",
+        sig.name(),
+        jvp_sig.name(),
+        jvp_sig.name(),
+    );
+    let mut out = emit::primal_function(&jvp_sig, &jvp, &doc);
+    out.extend(emit::derivatives(&jvp_sig, &jvp, both));
+    out
 }
 
 /// The float type of the function, when its active parameters and its

@@ -61,5 +61,8 @@ pub fn parse(attr: TokenStream, errors: &Errors) -> Modes {
         modes.reverse = true;
         modes.forward = true;
     }
+    // The nested derivatives are those of `f_jvp`, which is then emitted
+    // whatever else was asked for.
+    modes.forward |= modes.nested;
     modes
 }
