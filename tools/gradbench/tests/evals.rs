@@ -4,6 +4,7 @@
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::{Array1, Array2};
 use ad_gradbench::evals::descent::{Cost, Mode};
+use ad_gradbench::evals::particle::Nesting;
 use ad_gradbench::evals::{
     ba, det, gmm, hello, ht, kmeans, llsq, lse, lstm, ode, particle, saddle,
 };
@@ -339,23 +340,38 @@ fn ht_jacobian_against_finite_differences() {
     }
 }
 
-/// The outer derivative (the path on `ad::Dual`s, with the generated
-/// gradient of the potential inside) against central differences of the
-/// path, with either inner mode; and the eval's expected control.
+/// The outer derivative, forward mode (the path on `ad::Dual`s, with the
+/// generated gradient of the potential inside) or reverse over forward
+/// (`miss_over_forward_grad`), against central differences of the path;
+/// and the eval's expected control from every nesting.
 #[test]
 fn particle_derivative_of_the_path_against_finite_differences() {
-    for inner in [Mode::Forward, Mode::Reverse] {
-        for w in [0.0, 0.15, 0.3] {
-            let got = particle::miss(ad::Dual::new(w, 1.0), inner).tangent;
-            let h = 1e-7;
-            let want = (particle::miss(w + h, inner) - particle::miss(w - h, inner)) / (2.0 * h);
+    let central = |f: &dyn Fn(f64) -> f64, w: f64| {
+        let h = 1e-7;
+        (f(w + h) - f(w - h)) / (2.0 * h)
+    };
+    for w in [0.0, 0.15, 0.3] {
+        let close = |got: f64, want: f64| {
             assert!(
                 (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
                 "w = {w}: {got} against {want}"
-            );
+            )
+        };
+        for inner in [Mode::Forward, Mode::Reverse] {
+            let got = particle::miss(ad::Dual::new(w, 1.0), inner).tangent;
+            close(got, central(&|w| particle::miss(w, inner), w));
         }
-        let w = particle::particle(0.0, inner);
-        assert!((w - 0.2071918746486116).abs() < 1e-9, "{w}");
+        let (value, (got,)) = particle::miss_over_forward_grad(w);
+        assert_eq!(value, particle::miss(w, Mode::Forward));
+        close(got, central(&particle::miss_over_forward, w));
+    }
+    for nesting in [
+        Nesting::ForwardOver(Mode::Forward),
+        Nesting::ForwardOver(Mode::Reverse),
+        Nesting::ReverseOverForward,
+    ] {
+        let w = particle::particle(0.0, nesting);
+        assert!((w - 0.2071918746486116).abs() < 1e-9, "{nesting:?}: {w}");
     }
 }
 

@@ -90,26 +90,16 @@ pub enum Mode {
 }
 
 /// The modes a nested eval's function names, outer then inner (`"fr"`:
-/// forward over reverse). Reverse mode over a search is not supported:
-/// the search calls generated derivative code, which `#[differentiable]`
-/// cannot differentiate in reverse.
-pub fn modes(function: &str) -> Result<(Mode, Mode), String> {
+/// forward over reverse); each eval says which pairs it can take.
+pub fn modes(function: &str) -> Option<(Mode, Mode)> {
     let mode = |c| match c {
-        'f' => Ok(Mode::Forward),
-        'r' => Ok(Mode::Reverse),
-        _ => Err(()),
+        'f' => Some(Mode::Forward),
+        'r' => Some(Mode::Reverse),
+        _ => None,
     };
     let mut chars = function.chars();
-    let parsed = match (chars.next(), chars.next(), chars.next()) {
-        (Some(a), Some(b), None) => mode(a).and_then(|a| mode(b).map(|b| (a, b))),
-        _ => Err(()),
-    };
-    match parsed {
-        Ok((Mode::Reverse, _)) => Err(format!(
-            "`{function}` needs reverse mode over a gradient descent that calls generated \
-             derivative code, which ad does not support (forward over either, `ff` and `fr`, is)"
-        )),
-        Ok(modes) => Ok(modes),
-        Err(()) => Err(format!("no function `{function}` (ff, fr, rf or rr)")),
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some(a), Some(b), None) => Some((mode(a)?, mode(b)?)),
+        _ => None,
     }
 }

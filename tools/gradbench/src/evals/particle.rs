@@ -3,9 +3,10 @@
 //! origin. The path is Euler's method on the force `-∇p`, the gradient of
 //! the potential `p` (the inner derivative: `p`'s generated `_jvp` or
 //! `_vjp`); `w` minimises the squared distance from the origin at the
-//! crossing by gradient descent, whose derivative (the outer one) is the
-//! path run on `ad::Dual`s (forward mode over Euler's method and the
-//! generated code in it).
+//! crossing by gradient descent, whose derivative (the outer one) is
+//! either the path run on `ad::Dual`s (forward mode over Euler's method
+//! and the generated code in it: `ff`, `fr`) or the reverse-mode gradient
+//! of a differentiable path that calls `potential_jvp` (`rf`).
 
 use ad::{differentiable, Dual, Float};
 use serde_json::Value;
@@ -15,8 +16,11 @@ use super::{unknown, Evaluated};
 use crate::runs::repeat;
 
 /// The potential at `(x0, x1)` of charges at `(10, 10 - w)` and `(10, 0)`.
-#[differentiable]
-pub fn potential<F: Float>(x0: F, x1: F, #[constant] w: F) -> F {
+///
+/// `w` is active and the derivatives of `_jvp` are generated too, so that
+/// reverse mode can run over a path that calls `potential_jvp` (`rf`).
+#[differentiable(nested)]
+pub fn potential<F: Float>(x0: F, x1: F, w: F) -> F {
     let ten = F::of(10.0);
     let dx = x0 - ten;
     let dy = x1 - (ten - w);
@@ -32,8 +36,8 @@ fn field<F: Float>(x: [F; 2], w: F, mode: Mode) -> [F; 2] {
             [g0, g1]
         }
         Mode::Forward => [
-            potential_jvp(x[0], x[1], w, F::one(), F::zero(), ad::NoTangent).1,
-            potential_jvp(x[0], x[1], w, F::zero(), F::one(), ad::NoTangent).1,
+            potential_jvp(x[0], x[1], w, F::one(), F::zero(), F::zero()).1,
+            potential_jvp(x[0], x[1], w, F::zero(), F::one(), F::zero()).1,
         ],
     }
 }
@@ -55,22 +59,84 @@ pub fn miss<F: Float>(w: F, mode: Mode) -> F {
     }
 }
 
-struct Aim {
-    inner: Mode,
+/// `miss` with forward mode inside (the force by `potential_jvp`), as
+/// differentiable code, so that its gradient is reverse mode over forward
+/// mode (`rf`): the path is taped, and each step's force differentiated
+/// by `potential_jvp_vjp`.
+#[differentiable(reverse)]
+pub fn miss_over_forward(w: f64) -> f64 {
+    let dt = 0.1;
+    let mut x0 = 0.0;
+    let mut x1 = 8.0;
+    let mut v0 = 0.75;
+    let mut v1 = 0.0;
+    let mut crossing = 0.0;
+    let mut flying = true;
+    while flying {
+        let (_, g0) = potential_jvp(x0, x1, w, 1.0, 0.0, 0.0);
+        let (_, g1) = potential_jvp(x0, x1, w, 0.0, 1.0, 0.0);
+        x0 += dt * v0;
+        x1 += dt * v1;
+        if x1 <= 0.0 {
+            crossing = x0 - x1 / v1 * v0;
+            flying = false;
+        } else {
+            v0 -= dt * g0;
+            v1 -= dt * g1;
+        }
+    }
+    crossing * crossing
 }
+
+/// How the miss's derivative nests over the potential's: forward mode
+/// (`ad::Dual`s) over either inner mode (`ff`, `fr`), or reverse mode over
+/// forward mode (`rf`, `miss_over_forward_grad`). Reverse over reverse
+/// (`rr`) would need the derivative of the generated `potential_vjp`,
+/// which `ad` cannot generate yet.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Nesting {
+    ForwardOver(Mode),
+    ReverseOverForward,
+}
+
+impl Nesting {
+    fn parse(function: &str) -> Result<Nesting, String> {
+        match descent::modes(function) {
+            Some((Mode::Forward, inner)) => Ok(Nesting::ForwardOver(inner)),
+            Some((Mode::Reverse, Mode::Forward)) => Ok(Nesting::ReverseOverForward),
+            Some((Mode::Reverse, Mode::Reverse)) => Err(
+                "`rr` needs reverse mode over the generated `potential_vjp`, which ad cannot \
+                 differentiate yet (`#[differentiable(nested)]` differentiates `_jvp`, so `rf`, \
+                 `ff` and `fr` are supported)"
+                    .into(),
+            ),
+            None => Err(unknown("particle", function)),
+        }
+    }
+}
+
+/// The search's cost: the miss, and its derivative nested as asked.
+struct Aim(Nesting);
 
 impl Cost<f64, 1> for Aim {
     fn objective(&self, w: &[f64; 1]) -> f64 {
-        miss(w[0], self.inner)
+        match self.0 {
+            Nesting::ForwardOver(inner) => miss(w[0], inner),
+            Nesting::ReverseOverForward => miss_over_forward(w[0]),
+        }
     }
 
     fn gradient(&self, w: &[f64; 1]) -> [f64; 1] {
-        [miss(Dual::new(w[0], 1.0), self.inner).tangent]
+        match self.0 {
+            Nesting::ForwardOver(inner) => [miss(Dual::new(w[0], 1.0), inner).tangent],
+            Nesting::ReverseOverForward => [miss_over_forward_grad(w[0]).1 .0],
+        }
     }
 }
 
-pub fn particle(w0: f64, inner: Mode) -> f64 {
-    descent::argmin(&Aim { inner }, [w0])[0]
+/// The control gradient descent reaches from `w0`.
+pub fn particle(w0: f64, nesting: Nesting) -> f64 {
+    descent::argmin(&Aim(nesting), [w0])[0]
 }
 
 pub fn evaluate(function: &str, input: &Value) -> Result<Evaluated, String> {
@@ -78,11 +144,7 @@ pub fn evaluate(function: &str, input: &Value) -> Result<Evaluated, String> {
         .get("w")
         .and_then(Value::as_f64)
         .ok_or("the input has no `w`")?;
-    let inner = match descent::modes(function) {
-        Ok((_, inner)) => inner,
-        Err(e) if e.starts_with("no function") => return Err(unknown("particle", function)),
-        Err(e) => return Err(e),
-    };
-    let (w, t) = repeat(input, || particle(w0, inner));
+    let nesting = Nesting::parse(function)?;
+    let (w, t) = repeat(input, || particle(w0, nesting));
     Ok((Value::from(w), t))
 }

@@ -81,6 +81,9 @@ pub fn saddle(start: [f64; 2], inner: Mode) -> [f64; 4] {
     [x[0], x[1], y[0], y[1]]
 }
 
+const REVERSE_OVER: &str = "reverse mode over the inner gradient descent is not supported yet \
+     (forward over either mode, `ff` and `fr`, is)";
+
 pub fn evaluate(function: &str, input: &Value) -> Result<Evaluated, String> {
     let start = vector(input, "start")?;
     if start.len() != 2 {
@@ -88,9 +91,9 @@ pub fn evaluate(function: &str, input: &Value) -> Result<Evaluated, String> {
     }
     let start = [start[0], start[1]];
     let inner = match descent::modes(function) {
-        Ok((_, inner)) => inner,
-        Err(e) if e.starts_with("no function") => return Err(unknown("saddle", function)),
-        Err(e) => return Err(e),
+        Some((Mode::Forward, inner)) => inner,
+        Some((Mode::Reverse, _)) => return Err(REVERSE_OVER.into()),
+        None => return Err(unknown("saddle", function)),
     };
     let (point, t) = repeat(input, || saddle(start, inner));
     Ok((Value::from(point.to_vec()), t))
