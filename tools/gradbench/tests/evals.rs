@@ -3,11 +3,19 @@
 
 use ad::check::{assert_gradient, Rng};
 use ad::ndarray::{Array1, Array2};
+use ad_gradbench::evals::descent::Nesting;
 use ad_gradbench::evals::descent::{Cost, Mode};
-use ad_gradbench::evals::particle::Nesting;
 use ad_gradbench::evals::{
     ba, det, gmm, hello, ht, kmeans, llsq, lse, lstm, ode, particle, saddle,
 };
+
+/// What the nested evals take: forward over either mode, and reverse
+/// over forward.
+const NESTINGS: [Nesting; 3] = [
+    Nesting::ForwardOver(Mode::Forward),
+    Nesting::ForwardOver(Mode::Reverse),
+    Nesting::ReverseOverForward,
+];
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
     let mut rng = Rng::new(seed);
@@ -365,34 +373,48 @@ fn particle_derivative_of_the_path_against_finite_differences() {
         assert_eq!(value, particle::miss(w, Mode::Forward));
         close(got, central(&particle::miss_over_forward, w));
     }
-    for nesting in [
-        Nesting::ForwardOver(Mode::Forward),
-        Nesting::ForwardOver(Mode::Reverse),
-        Nesting::ReverseOverForward,
-    ] {
+    for nesting in NESTINGS {
         let w = particle::particle(0.0, nesting);
         assert!((w - 0.2071918746486116).abs() < 1e-9, "{nesting:?}: {w}");
     }
 }
 
-/// The outer gradient (the inner search on `ad::Dual`s) against the
-/// envelope theorem's `∂f/∂x = 2x` at the inner maximum, which holds up
-/// to the inner search's tolerance; and the eval's expected saddle point.
+/// The outer gradient, forward over either inner mode (the inner search
+/// on `ad::Dual`s) or reverse over forward (`max_over_forward_grad`),
+/// against the envelope theorem's `∂f/∂x = 2x` at the inner maximum, which
+/// holds up to the inner search's tolerance; the differentiable search
+/// against the generic one; and the eval's expected saddle point from
+/// every nesting.
 #[test]
 fn saddle_outer_gradient_and_saddle_point() {
-    for inner in [Mode::Forward, Mode::Reverse] {
+    for nesting in NESTINGS {
         let outer = saddle::Outer {
             start: [1.0, 1.0],
-            inner,
+            nesting,
         };
         for x in [[0.5, -0.25], [1.0, 2.0]] {
             let g = outer.gradient(&x);
             for k in 0..2 {
-                assert!((g[k] - 2.0 * x[k]).abs() < 1e-4, "{g:?} at {x:?}");
+                assert!(
+                    (g[k] - 2.0 * x[k]).abs() < 1e-4,
+                    "{nesting:?}: {g:?} at {x:?}"
+                );
             }
         }
-        for v in saddle::saddle([1.0, 1.0], inner) {
-            assert!((v - 8.246324826140356e-06).abs() < 1e-12, "{v}");
+        for v in saddle::saddle([1.0, 1.0], nesting) {
+            assert!(
+                (v - 8.246324826140356e-06).abs() < 1e-12,
+                "{nesting:?}: {v}"
+            );
         }
+    }
+    for x in [[0.5, -0.25], [1.0, 2.0]] {
+        let generic = saddle::Outer {
+            start: [1.0, 1.0],
+            nesting: Nesting::ForwardOver(Mode::Forward),
+        };
+        let value = saddle::max_over_forward(x[0], x[1], 1.0, 1.0);
+        assert_eq!(value, generic.objective(&x));
+        assert_eq!(saddle::max_over_forward_grad(x[0], x[1], 1.0, 1.0).0, value);
     }
 }

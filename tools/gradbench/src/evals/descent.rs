@@ -89,17 +89,49 @@ pub enum Mode {
     Reverse,
 }
 
-/// The modes a nested eval's function names, outer then inner (`"fr"`:
-/// forward over reverse); each eval says which pairs it can take.
-pub fn modes(function: &str) -> Option<(Mode, Mode)> {
-    let mode = |c| match c {
-        'f' => Some(Mode::Forward),
-        'r' => Some(Mode::Reverse),
-        _ => None,
-    };
-    let mut chars = function.chars();
-    match (chars.next(), chars.next(), chars.next()) {
-        (Some(a), Some(b), None) => Some((mode(a)?, mode(b)?)),
-        _ => None,
+/// How a nested eval's outer derivative nests over its inner one, from
+/// the function's name (outer mode, then inner: `"fr"` is forward over
+/// reverse). Forward mode over either inner mode (`ff`, `fr`) runs the
+/// generic code on `ad::Dual`s; reverse over forward (`rf`) is the
+/// generated gradient of differentiable code calling a generated `_jvp`
+/// (`#[differentiable(nested)]`). Reverse over reverse (`rr`) would need
+/// the derivative of a generated `_vjp`, which `ad` cannot generate yet.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Nesting {
+    ForwardOver(Mode),
+    ReverseOverForward,
+}
+
+impl Nesting {
+    pub fn parse(eval: &str, function: &str) -> Result<Nesting, String> {
+        let mode = |c| match c {
+            'f' => Some(Mode::Forward),
+            'r' => Some(Mode::Reverse),
+            _ => None,
+        };
+        let mut chars = function.chars();
+        let modes = match (chars.next(), chars.next(), chars.next()) {
+            (Some(a), Some(b), None) => mode(a).zip(mode(b)),
+            _ => None,
+        };
+        match modes {
+            Some((Mode::Forward, inner)) => Ok(Nesting::ForwardOver(inner)),
+            Some((Mode::Reverse, Mode::Forward)) => Ok(Nesting::ReverseOverForward),
+            Some((Mode::Reverse, Mode::Reverse)) => Err(
+                "`rr` needs reverse mode over a generated `_vjp`, which ad cannot differentiate \
+                 yet (`#[differentiable(nested)]` differentiates `_jvp`, so `ff`, `fr` and `rf` \
+                 are supported)"
+                    .into(),
+            ),
+            None => Err(super::unknown(eval, function)),
+        }
+    }
+
+    /// The mode of the inner derivative.
+    pub fn inner(self) -> Mode {
+        match self {
+            Nesting::ForwardOver(inner) => inner,
+            Nesting::ReverseOverForward => Mode::Forward,
+        }
     }
 }

@@ -11,8 +11,8 @@
 use ad::{differentiable, Dual, Float};
 use serde_json::Value;
 
-use super::descent::{self, Cost, Mode};
-use super::{unknown, Evaluated};
+use super::descent::{self, Cost, Mode, Nesting};
+use super::Evaluated;
 use crate::runs::repeat;
 
 /// The potential at `(x0, x1)` of charges at `(10, 10 - w)` and `(10, 0)`.
@@ -88,33 +88,6 @@ pub fn miss_over_forward(w: f64) -> f64 {
     crossing * crossing
 }
 
-/// How the miss's derivative nests over the potential's: forward mode
-/// (`ad::Dual`s) over either inner mode (`ff`, `fr`), or reverse mode over
-/// forward mode (`rf`, `miss_over_forward_grad`). Reverse over reverse
-/// (`rr`) would need the derivative of the generated `potential_vjp`,
-/// which `ad` cannot generate yet.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Nesting {
-    ForwardOver(Mode),
-    ReverseOverForward,
-}
-
-impl Nesting {
-    fn parse(function: &str) -> Result<Nesting, String> {
-        match descent::modes(function) {
-            Some((Mode::Forward, inner)) => Ok(Nesting::ForwardOver(inner)),
-            Some((Mode::Reverse, Mode::Forward)) => Ok(Nesting::ReverseOverForward),
-            Some((Mode::Reverse, Mode::Reverse)) => Err(
-                "`rr` needs reverse mode over the generated `potential_vjp`, which ad cannot \
-                 differentiate yet (`#[differentiable(nested)]` differentiates `_jvp`, so `rf`, \
-                 `ff` and `fr` are supported)"
-                    .into(),
-            ),
-            None => Err(unknown("particle", function)),
-        }
-    }
-}
-
 /// The search's cost: the miss, and its derivative nested as asked.
 struct Aim(Nesting);
 
@@ -144,7 +117,7 @@ pub fn evaluate(function: &str, input: &Value) -> Result<Evaluated, String> {
         .get("w")
         .and_then(Value::as_f64)
         .ok_or("the input has no `w`")?;
-    let nesting = Nesting::parse(function)?;
+    let nesting = Nesting::parse("particle", function)?;
     let (w, t) = repeat(input, || particle(w0, nesting));
     Ok((Value::from(w), t))
 }
