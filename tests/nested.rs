@@ -26,12 +26,35 @@ fn wave(x: f64, y: f64, #[constant] n: usize) -> f64 {
     s += x.powi(3) - y.powf(1.5) + x.atan2(y) + x.hypot(y) + x.to_degrees() * 0.01;
     s += x.mul_add(y, 0.5) + x * 2.0 - -y / (x + 2.0);
     s += (x - 0.1).abs() + x.max(y) * 0.5 + x.min(0.2) - y.max(0.4);
+    s += (x + 2.0).log(y + 1.5) + (y + 3.0).log(2.0);
     let mut p = 1.0;
     for k in 0..n {
         p *= (x * k as f64 + y).sin() + 1.5;
     }
     let t = if x > y { s * p } else { s / p };
     t + x * y
+}
+
+/// One charge's potential, for [`charges`] to call.
+#[differentiable(nested)]
+fn inverse_distance<F: Float>(dx: F, dy: F) -> F {
+    F::one() / (dx * dx + dy * dy).sqrt()
+}
+
+/// `k x²`, called with a constant `k`.
+#[differentiable(nested)]
+fn scaled_square(x: f64, #[constant] k: f64) -> f64 {
+    k * x * x
+}
+
+/// [`potential`] by calls of nested functions, plus a constant-scaled
+/// term: the calls' tangents come from their `_jvp`s, and their second
+/// derivatives from their `_jvp_vjp`s and `_jvp_jvp`s.
+#[differentiable(nested)]
+fn charges(x0: f64, x1: f64, #[constant] w: f64) -> f64 {
+    let ten = 10.0;
+    let near = inverse_distance(x0 - ten, x1 - (ten - w));
+    near + inverse_distance(x0 - ten, x1) + scaled_square(x1, 0.01)
 }
 
 /// The x component of the potential's gradient, by its generated `_jvp`,
@@ -149,4 +172,28 @@ fn generated_tangent_called_in_differentiable_code() {
     assert_close("x1", g1, central(|x| field_x(x0, x, w), x1));
     let (_, t) = field_x_jvp(x0, x1, w, 0.0, 1.0, NoTangent);
     assert_close("forward", t, g1);
+}
+
+#[test]
+fn calls_of_nested_functions_differentiated_twice() {
+    let (x0, x1, w, d0, d1) = (0.7, 8.1, 0.3, 0.4, -1.3);
+    let tangent = |x0: f64, x1: f64, d0: f64, d1: f64| charges_jvp(x0, x1, w, d0, d1, NoTangent);
+    let (value, pullback) = charges_jvp_vjp(x0, x1, w, d0, d1, NoTangent);
+    assert_same(value, tangent(x0, x1, d0, d1));
+    assert_eq!(value.0, charges(x0, x1, w));
+    let moved = potential(x0, x1, w) + 0.01 * x1 * x1;
+    assert_close("against the potential", value.0, moved);
+    let (c0, c1) = (0.3, -1.1);
+    let dot = |(v, t): (f64, f64)| c0 * v + c1 * t;
+    let (g0, g1, _, gd0, gd1, _) = pullback((c0, c1));
+    assert_close("x0", g0, central(|x| dot(tangent(x, x1, d0, d1)), x0));
+    assert_close("x1", g1, central(|x| dot(tangent(x0, x, d0, d1)), x1));
+    assert_close("d0", gd0, central(|d| dot(tangent(x0, x1, d, d1)), d0));
+    assert_close("d1", gd1, central(|d| dot(tangent(x0, x1, d0, d)), d1));
+    let (v0, v1, e0, e1) = (0.2, 0.9, -0.5, 0.6);
+    let (_, second) = charges_jvp_jvp(
+        x0, x1, w, d0, d1, NoTangent, v0, v1, NoTangent, e0, e1, NoTangent,
+    );
+    let along = |s: f64| dot(tangent(x0 + s * v0, x1 + s * v1, d0 + s * e0, d1 + s * e1));
+    assert_close("forward over forward", dot(second), central(along, 0.0));
 }

@@ -170,6 +170,15 @@ snapshot!(nested_tangent, [nested],
     }
 );
 
+// A call in nested code: `g_jvp` with the arguments' tangents (a zero, or
+// `NoTangent`, bound once for a constant), its pair split into the value
+// and the tangent.
+snapshot!(nested_call, [nested],
+    fn f(x: f64) -> f64 {
+        g(x, 2.0) * x
+    }
+);
+
 snapshot!(error_stubs, [],
     fn f(x: f64, w: &mut Array1<f64>) -> f64 {
         x.floor_div(2.0)

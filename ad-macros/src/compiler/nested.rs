@@ -11,8 +11,11 @@
 //! signature, and the ordinary reverse and forward passes then emit
 //! `f_jvp_vjp` and `f_jvp_jvp` from it.
 //!
+//! A call `g(args)` becomes a call of `g_jvp`, whose own derivatives the
+//! outer passes then call: `g` needs `#[differentiable(nested)]` too.
+//!
 //! Scalar code only for now: the active parameters and the result are
-//! floats; arrays, tuples, calls and closures are reported.
+//! floats; arrays, tuples and closures are reported.
 
 use std::collections::HashMap;
 
@@ -23,7 +26,8 @@ use syn::Type;
 use super::emit;
 use super::errors::Errors;
 use super::ir::{
-    Arith, Body, Carried, Const, Function, If, Inst, Loop, Op, Operand, Phi, Stmt, VarId, VarInfo,
+    Arith, Body, CallArg, Callee, Carried, Const, Function, If, Inst, Loop, Op, Operand, Phi, Stmt,
+    VarId, VarInfo,
 };
 use super::lower;
 use super::options::Modes;
@@ -155,6 +159,9 @@ struct Tangents<'a> {
     vars: Vec<VarInfo>,
     /// Each variable's tangent; `None` when it is zero.
     tangent: HashMap<VarId, Option<Operand>>,
+    /// The zero tangents of constant call arguments bound so far, which
+    /// numbers their names.
+    constant_tangents: usize,
     scalar: &'a Ident,
     errors: &'a Errors,
 }
@@ -173,6 +180,7 @@ impl<'a> Tangents<'a> {
         Tangents {
             vars,
             tangent: HashMap::new(),
+            constant_tangents: 0,
             scalar,
             errors,
         }
@@ -292,6 +300,9 @@ impl<'a> Tangents<'a> {
     /// The instruction, then its tangent's instructions, which read the
     /// primal value (`y` in `d_y = y * d_x` for `y = exp(x)`).
     fn inst(&mut self, inst: Inst, out: &mut Vec<Stmt>) {
+        if let Op::Call(..) = inst.op {
+            return self.call(inst, out);
+        }
         let (dest, span) = (inst.dest, inst.span);
         let mut after = Vec::new();
         let d = self.rule(&inst.op, Operand::Var(dest), span, &mut after);
@@ -302,6 +313,87 @@ impl<'a> Tangents<'a> {
 }
 
 impl Tangents<'_> {
+    /// `y = g(args)` with a tangent: `p = g_jvp(args, tangents)`, then
+    /// `y` and its tangent are `p`'s items. The IR calls `g_jvp` itself,
+    /// so `f_jvp_vjp` calls `g_jvp_vjp` and `f_jvp_jvp` `g_jvp_jvp`: `g`
+    /// needs `#[differentiable(nested)]` too.
+    fn call(&mut self, inst: Inst, out: &mut Vec<Stmt>) {
+        let Inst { dest, op, span, ty } = inst;
+        let Op::Call(callee, args) = op else {
+            unreachable!("called on calls")
+        };
+        if args.iter().all(|a| self.of(&a.operand).is_none()) {
+            out.push(Stmt::Inst(Inst {
+                dest,
+                op: Op::Call(callee, args),
+                span,
+                ty,
+            }));
+            self.tangent.insert(dest, None);
+            return;
+        }
+        let tangents: Vec<CallArg> = args
+            .iter()
+            .map(|a| {
+                let operand = match &a.operand {
+                    Operand::Var(_) => self.of_or_zero(&a.operand),
+                    // A zero, or `NoTangent` for a value of a type without
+                    // tangents, as the ordinary forward pass passes. Bound
+                    // to a name, whose type the call then fixes: the outer
+                    // passes read it again, for its own tangent.
+                    Operand::Const(_) => {
+                        let source = &a.source;
+                        self.constant_tangents += 1;
+                        let ident = format_ident!(
+                            "d_const_{}",
+                            self.constant_tangents,
+                            span = Span::mixed_site()
+                        );
+                        out.push(Stmt::Const {
+                            ident: ident.clone(),
+                            expr: quote!({
+                                use ::ad::__private::rules::{ZeroOfConstant as _, ZeroOfDifferentiable as _};
+                                ::ad::__private::rules::const_tangent(
+                                    &(&::ad::__private::rules::ZeroOf(&(#source))).zero_or_none(),
+                                )
+                            }),
+                            local: a.local,
+                        });
+                        Operand::Const(Const::opaque(quote!(#ident)))
+                    }
+                };
+                let source = match &operand {
+                    Operand::Const(c) => c.tokens.clone(),
+                    Operand::Var(_) => TokenStream::new(),
+                };
+                CallArg {
+                    operand,
+                    by_ref: false,
+                    source,
+                    local: false,
+                }
+            })
+            .collect();
+        let callee = Box::new(jvp_callee(*callee));
+        let pair = self.push(
+            out,
+            Op::Call(callee, args.into_iter().chain(tangents).collect()),
+            span,
+        );
+        let d = self.temp(span);
+        for (k, dest, ty) in [(0, dest, ty), (1, d, None)] {
+            let member = syn::Index::from(k);
+            let read = self.push(out, Op::Place(pair.clone(), quote!(.#member)), span);
+            out.push(Stmt::Inst(Inst {
+                dest,
+                op: Op::ToOwned(read),
+                span,
+                ty,
+            }));
+        }
+        self.tangent.insert(dest, Some(Operand::Var(d)));
+    }
+
     /// The tangent of `op`'s result `y`, its instructions pushed to `out`;
     /// `None` when it is zero (no operand has a tangent).
     fn rule(&mut self, op: &Op, y: Operand, span: Span, out: &mut Vec<Stmt>) -> Option<Operand> {
@@ -378,7 +470,6 @@ impl Tangents<'_> {
                 .map(|d| e.op(Op::Place(d, path.clone()))),
             Op::View(_) => tangents[0].clone().map(|d| e.op(Op::View(d))),
             Op::ToOwned(_) => tangents[0].clone().map(|d| e.op(Op::ToOwned(d))),
-            Op::Call(..) => e.unsupported(&format!("the call of `{}`", op.name())),
             other => e.unsupported(&format!("`{}`", other.name())),
         }
     }
@@ -619,7 +710,7 @@ impl Builder<'_, '_> {
     fn unsupported(&self, what: &str) -> Option<Operand> {
         self.t.errors.at_span(
             self.span,
-            format!("`#[differentiable(nested)]` cannot yet differentiate {what} twice: write it with `+ - * /` and the scalar methods, or take the nested derivative with `ad::Dual`s"),
+            format!("`#[differentiable(nested)]` cannot yet differentiate {what} twice: write it with `+ - * /`, the scalar methods and calls of `#[differentiable(nested)]` functions, or take the nested derivative with `ad::Dual`s"),
         );
         None
     }
@@ -783,6 +874,21 @@ impl Builder<'_, '_> {
                 let top = self.sum(vec![left, right])?;
                 Some(self.div(top, y))
             }
+            // log_b(a) = ln a / ln b: da / (a ln b) - y db / (b ln b).
+            "log" => {
+                let ln_b = self.unary_op("ln", b.clone());
+                let left = da.map(|d| {
+                    let f = self.mul(a.clone(), ln_b.clone());
+                    self.div(d, f)
+                });
+                let right = db.map(|d| {
+                    let y_db = self.mul(y.clone(), d);
+                    let f = self.mul(b.clone(), ln_b.clone());
+                    let q = self.div(y_db, f);
+                    self.neg(q)
+                });
+                self.sum(vec![left, right])
+            }
             // The tangent of the operand chosen, as a branch would take it.
             "max" | "min" => {
                 let zero = || self.constant(0.0);
@@ -798,5 +904,20 @@ impl Builder<'_, '_> {
             }
             other => self.unsupported(&format!("`{other}`")),
         }
+    }
+}
+
+/// The callee renamed to its `_jvp` (`g` to `g_jvp`, `m::g::<T>` to
+/// `m::g_jvp::<T>`).
+fn jvp_callee(callee: Callee) -> Callee {
+    let renamed = |ident: &Ident| format_ident!("{}_jvp", ident, span = ident.span());
+    match callee {
+        Callee::Path(mut path) => {
+            if let Some(last) = path.path.segments.last_mut() {
+                last.ident = renamed(&last.ident);
+            }
+            Callee::Path(path)
+        }
+        Callee::Method(method) => Callee::Method(renamed(&method)),
     }
 }

@@ -11,14 +11,10 @@ fn of_a_pair(x: f64) -> (f64, f64) {
     (x, x * x)
 }
 
-#[differentiable]
-fn inner(x: f64) -> f64 {
-    x.sin()
-}
-
 #[differentiable(nested)]
-fn calls_and_logarithms(x: f64, y: f64) -> f64 {
-    inner(x) + x.log(y)
+fn of_an_array_inside(x: f64, y: f64) -> f64 {
+    let a = ad::ndarray::array![x, y];
+    a.sum()
 }
 
 fn main() {}
