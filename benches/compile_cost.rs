@@ -9,6 +9,9 @@
 #[allow(dead_code, unused_imports)]
 mod compiler;
 
+#[path = "common/sections.rs"]
+mod sections;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -177,12 +180,5 @@ fn main() {
         );
     }
     println!("{section}");
-    let path = root.join("docs/benchmarks.md");
-    let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    let (begin, end) = ("<!-- compile time: begin -->", "<!-- compile time: end -->");
-    let updated = match (doc.find(begin), doc.find(end)) {
-        (Some(b), Some(e)) => format!("{}{begin}\n{section}\n{}", &doc[..b], &doc[e..]),
-        _ => format!("{doc}\n{begin}\n{section}\n{end}\n"),
-    };
-    std::fs::write(&path, updated).expect("write docs/benchmarks.md");
+    sections::write(root, "compile time", &section);
 }

@@ -6,14 +6,12 @@
 
 use ad::{differentiable, Float, NoTangent};
 
-/// The potential of two charges, one placed by a constant `w`.
-#[differentiable(nested)]
-fn potential<F: Float>(x0: F, x1: F, #[constant] w: F) -> F {
-    let ten = F::of(10.0);
-    let dx = x0 - ten;
-    let dy = x1 - (ten - w);
-    F::one() / (dx * dx + dy * dy).sqrt() + F::one() / (dx * dx + x1 * x1).sqrt()
-}
+#[path = "../examples/models/charges.rs"]
+mod charges;
+use charges::{
+    potential, potential_grad, potential_hvp_by_hand, potential_jvp, potential_jvp_jvp,
+    potential_jvp_vjp,
+};
 
 /// Every scalar rule the pass knows, a branch and a loop that carries a
 /// value.
@@ -196,4 +194,18 @@ fn calls_of_nested_functions_differentiated_twice() {
     );
     let along = |s: f64| dot(tangent(x0 + s * v0, x1 + s * v1, d0 + s * e0, d1 + s * e1));
     assert_close("forward over forward", dot(second), central(along, 0.0));
+}
+
+/// Reverse over forward, pulled back from the tangent alone, is the
+/// Hessian-vector product: against the closed form.
+#[test]
+fn hessian_vector_product_against_the_hand_written_one() {
+    let (x0, x1, w) = (0.7, 8.1, 0.3);
+    for (v0, v1) in [(1.0, 0.0), (0.0, 1.0), (0.4, -1.3)] {
+        let (_, pullback) = potential_jvp_vjp(x0, x1, w, v0, v1, NoTangent);
+        let (h0, h1, ..) = pullback((0.0, 1.0));
+        let want = potential_hvp_by_hand((x0, x1), w, (v0, v1));
+        assert_close("(H v)0", h0, want.0);
+        assert_close("(H v)1", h1, want.1);
+    }
 }

@@ -191,10 +191,15 @@ pub fn write(measured: &[Measured], registered: usize) -> Result<(), Box<dyn std
             .collect();
         writeln!(md, "| `{}` | {} |", m.name, cells.join(" | "))?;
     }
-    // The sections other benchmarks write (peers, compile time) stay.
+    // The sections other benchmarks write (peers, second derivatives,
+    // compile time) stay.
     let previous = std::fs::read_to_string("docs/benchmarks.md").unwrap_or_default();
     for (begin, end) in [
         ("<!-- peers: begin -->", "<!-- peers: end -->"),
+        (
+            "<!-- second derivatives: begin -->",
+            "<!-- second derivatives: end -->",
+        ),
         ("<!-- compile time: begin -->", "<!-- compile time: end -->"),
     ] {
         if let (Some(b), Some(e)) = (previous.find(begin), previous.find(end)) {
