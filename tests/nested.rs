@@ -209,3 +209,104 @@ fn hessian_vector_product_against_the_hand_written_one() {
         assert_close("(H v)1", h1, want.1);
     }
 }
+
+/// A `while` loop with a `break`, carrying a value.
+#[differentiable(nested)]
+fn damped(x: f64, #[constant] n: usize) -> f64 {
+    let mut s = x;
+    let mut k = 0;
+    while k < n {
+        s = s * x.sin() + 0.5;
+        if s > 3.0 {
+            break;
+        }
+        k += 1;
+    }
+    s
+}
+
+/// An early `return`.
+#[differentiable(nested)]
+fn early(x: f64, y: f64) -> f64 {
+    if x > 1.0 {
+        return x * x * y;
+    }
+    x.sin() * y
+}
+
+/// `loop` left by `break` with a value.
+#[differentiable(nested)]
+fn halved(x: f64) -> f64 {
+    let mut v = x;
+    loop {
+        v = v * 0.5 + x.cos() * 0.01;
+        if v < 0.1 {
+            break v * x;
+        }
+    }
+}
+
+/// `f32`, with `continue` and an accumulator started from a literal.
+#[differentiable(nested)]
+fn skipping(x: f32) -> f32 {
+    let mut acc = 0.0;
+    for i in 0..4 {
+        if i == 1 {
+            continue;
+        }
+        acc += x.powi(i) * 0.5;
+    }
+    acc
+}
+
+/// `(∂/∂x, ∂/∂dx)` of `c · f_jvp(x, dx)`, the pullback's, against central
+/// differences of `f_jvp` in each argument.
+fn assert_second(what: &str, f_jvp: impl Fn(f64, f64) -> (f64, f64), x: f64, got: (f64, f64)) {
+    let (dx, (c0, c1)) = (0.6, (0.3, -1.1));
+    let dot = |x: f64, d: f64| {
+        let (v, t) = f_jvp(x, d);
+        c0 * v + c1 * t
+    };
+    assert_close(&format!("{what}: x"), got.0, central(|x| dot(x, dx), x));
+    assert_close(&format!("{what}: dx"), got.1, central(|d| dot(x, d), dx));
+}
+
+#[test]
+fn control_flow_differentiated_twice() {
+    let (dx, c) = (0.6, (0.3, -1.1));
+    for x in [0.4, 1.2, 2.5] {
+        for n in [0, 3, 8] {
+            let (value, pullback) = damped_jvp_vjp(x, n, dx, NoTangent);
+            assert_same(value, damped_jvp(x, n, dx, NoTangent));
+            assert_eq!(value.0, damped(x, n));
+            let (gx, _, gdx, _) = pullback(c);
+            assert_second(
+                "damped",
+                |x, d| damped_jvp(x, n, d, NoTangent),
+                x,
+                (gx, gdx),
+            );
+        }
+        let y = 0.7;
+        let (value, pullback) = early_jvp_vjp(x, y, dx, 0.0);
+        assert_same(value, early_jvp(x, y, dx, 0.0));
+        assert_eq!(value.0, early(x, y));
+        let (gx, _, gdx, _) = pullback(c);
+        assert_second("early", |x, d| early_jvp(x, y, d, 0.0), x, (gx, gdx));
+        let (value, pullback) = halved_jvp_vjp(x, dx);
+        assert_same(value, halved_jvp(x, dx));
+        assert_eq!(value.0, halved(x));
+        let (gx, gdx) = pullback(c);
+        assert_second("halved", halved_jvp, x, (gx, gdx));
+    }
+    let (x, dx) = (0.8_f32, 0.6_f32);
+    let (value, pullback) = skipping_jvp_vjp(x, dx);
+    assert_eq!(value, skipping_jvp(x, dx));
+    assert_eq!(value.0, skipping(x));
+    let (gx, gdx) = pullback((0.3, -1.1));
+    // d/dx of 0.3 f + (-1.1) f' dx for f = (1 + x² + x³) / 2.
+    let want_gx = 0.3 * (x + 1.5 * x * x) - 1.1 * (1.0 + 3.0 * x) * dx;
+    let want_gdx = -1.1 * (x + 1.5 * x * x);
+    assert!((gx - want_gx).abs() < 1e-5, "{gx} against {want_gx}");
+    assert!((gdx - want_gdx).abs() < 1e-5, "{gdx} against {want_gdx}");
+}

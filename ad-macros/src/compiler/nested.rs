@@ -519,6 +519,21 @@ impl Tangents<'_> {
             mut carried,
             exit,
         } = l;
+        // A literal start (`let mut acc = 0.0;`) is of the function's float
+        // type: in generated code nothing else may fix it before a rule
+        // reads it, and an open float literal would default to `f64`.
+        for c in &mut carried {
+            if let Operand::Const(k) = &c.init {
+                if k.literal {
+                    let (scalar, tokens) = (self.scalar, &k.tokens);
+                    c.init = Operand::Const(Const {
+                        tokens: quote!(::core::convert::identity::<#scalar>(#tokens)),
+                        literal: false,
+                        scalar: true,
+                    });
+                }
+            }
+        }
         let inputs: Vec<VarId> = carried
             .iter()
             .map(|c| {
