@@ -17,4 +17,9 @@ fn of_an_array_inside(x: f64, y: f64) -> f64 {
     a.sum()
 }
 
+#[differentiable(nested)]
+fn unnamed(_: f64, y: f64) -> f64 {
+    y * y
+}
+
 fn main() {}

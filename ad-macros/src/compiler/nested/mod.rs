@@ -97,12 +97,6 @@ fn scalar_type(sig: &Signature, errors: &Errors) -> Option<Ident> {
                 format!("`#[differentiable(nested)]` takes active parameters of type `{scalar}` only (for now): mark this one `#[constant]`, or pass its parts as `{scalar}`s"),
             );
             fine = false;
-        } else if p.ident.is_none() {
-            errors.at(
-                &p.pat,
-                "`#[differentiable(nested)]` needs the parameter bound to a name",
-            );
-            fine = false;
         }
     }
     if !is_scalar(&sig.ret) {
