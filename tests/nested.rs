@@ -310,3 +310,57 @@ fn control_flow_differentiated_twice() {
     assert!((gx - want_gx).abs() < 1e-5, "{gx} against {want_gx}");
     assert!((gdx - want_gdx).abs() < 1e-5, "{gdx} against {want_gdx}");
 }
+
+/// [`potential`] with every parameter active, so that `nested` writes its
+/// `_grad` as IR too: differentiable again (`_grad_vjp`, `_grad_jvp`).
+#[differentiable(nested)]
+fn all_active<F: Float>(x0: F, x1: F, w: F) -> F {
+    let ten = F::of(10.0);
+    let dx = x0 - ten;
+    let dy = x1 - (ten - w);
+    F::one() / (dx * dx + dy * dy).sqrt() + F::one() / (dx * dx + x1 * x1).sqrt() + w.abs()
+}
+
+/// Reads the gradient it calls as nested items, `(v, (g0, g1, gw))`.
+#[differentiable]
+fn through_gradient(x0: f64, x1: f64, w: f64) -> f64 {
+    let (v, (g0, g1, gw)) = all_active_grad(x0, x1, w);
+    g0 * g1 + gw.sin() * v
+}
+
+#[test]
+fn reverse_over_reverse_of_a_potential() {
+    let (x0, x1, w) = (0.7, 8.1, 0.3);
+    let (value, (g0, g1, gw)) = through_gradient_grad(x0, x1, w);
+    assert_eq!(value, through_gradient(x0, x1, w));
+    assert_close("x0", g0, central(|x| through_gradient(x, x1, w), x0));
+    assert_close("x1", g1, central(|x| through_gradient(x0, x, w), x1));
+    assert_close("w", gw, central(|x| through_gradient(x0, x1, x), w));
+    let (_, forward) = through_gradient_jvp(x0, x1, w, 0.4, -1.3, 0.2);
+    assert_close(
+        "forward over reverse",
+        forward,
+        0.4 * g0 - 1.3 * g1 + 0.2 * gw,
+    );
+    // The IR gradient is the first-order one, and its derivatives compute
+    // its value to the last bit.
+    let (v, grads) = all_active_grad(x0, x1, w);
+    let (_, pullback) = all_active_vjp(x0, x1, w);
+    let first = pullback(1.0);
+    assert_close("value", v, all_active(x0, x1, w));
+    for (k, (got, want)) in [(grads.0, first.0), (grads.1, first.1), (grads.2, first.2)]
+        .into_iter()
+        .enumerate()
+    {
+        assert_close(&format!("gradient {k}"), got, want);
+    }
+    // Pulled back from the gradient alone: the Hessian-vector product.
+    for (v0, v1) in [(1.0, 0.0), (0.0, 1.0), (0.4, -1.3)] {
+        let (again, pullback) = all_active_grad_vjp(x0, x1, w);
+        assert_eq!(again, (v, grads));
+        let (h0, h1, _) = pullback((0.0, (v0, v1, 0.0)));
+        let want = potential_hvp_by_hand((x0, x1), w, (v0, v1));
+        assert_close("(H v)0", h0, want.0);
+        assert_close("(H v)1", h1, want.1);
+    }
+}

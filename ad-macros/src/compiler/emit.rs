@@ -47,6 +47,17 @@ fn parts(sig: &Signature) -> Parts {
 }
 
 pub fn derivatives(sig: &Signature, f: &Function, modes: Modes) -> TokenStream {
+    derivatives_but_grad(sig, f, modes, true)
+}
+
+/// [`derivatives`], `f_grad` left out unless `with_grad` (`nested` writes
+/// its own).
+pub fn derivatives_but_grad(
+    sig: &Signature,
+    f: &Function,
+    modes: Modes,
+    with_grad: bool,
+) -> TokenStream {
     let g = Gen::new(f);
     let mut out = TokenStream::new();
     if modes.reverse {
@@ -56,7 +67,7 @@ pub fn derivatives(sig: &Signature, f: &Function, modes: Modes) -> TokenStream {
         };
         let p = parts(sig);
         let sweeps = reverse::sweeps(&g, sig.forwards_params());
-        if sig.has_scalar_result() {
+        if with_grad && sig.has_scalar_result() {
             out.extend(grad(sig, &g, &p, &sweeps));
         }
         out.extend(vjp(sig, &g, &p, &sweeps));

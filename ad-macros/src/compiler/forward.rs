@@ -412,6 +412,11 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
         // Each item's tangent, owned; a constant item's is zero.
         Op::Tuple(items) => {
             let tangents = items.iter().map(|a| match a {
+                // An inner tuple's tangent is a tuple, taken as it is.
+                Operand::Var(v) if g.tuples.contains(v) => {
+                    let t = g.dot(*v);
+                    quote_spanned!(s=> ::core::clone::Clone::clone(&#t))
+                }
                 Operand::Var(v) => {
                     let t = g.tangent(*v);
                     quote_spanned!(s=> #r::to_owned(#t))

@@ -72,15 +72,18 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
     let compiled = guard::guarded(|| {
         let function = lower::lower(&sig, &errors);
         errors.is_empty().then(|| {
-            // `nested` emits `f_jvp` itself, from the IR it differentiates.
+            // `nested` emits `f_jvp` itself, from the IR it differentiates,
+            // and `f_grad` too where it can.
+            let nested = modes
+                .nested
+                .then(|| nested::derivatives(&sig, modes.reverse, &errors));
             let plain = Modes {
                 forward: modes.forward && !modes.nested,
                 ..modes
             };
-            let mut derived = emit::derivatives(&sig, &function, plain);
-            if modes.nested {
-                derived.extend(nested::derivatives(&sig, &errors));
-            }
+            let with_grad = !nested.as_ref().is_some_and(|n| n.grad);
+            let mut derived = emit::derivatives_but_grad(&sig, &function, plain, with_grad);
+            derived.extend(nested.map(|n| n.items));
             derived
         })
     });

@@ -28,6 +28,9 @@ pub struct Gen<'f> {
     pub owned_temporaries: std::collections::HashSet<VarId>,
     /// The block (statement list) that defines each instruction's result.
     pub blocks: std::collections::HashMap<VarId, usize>,
+    /// Results of tuple expressions: an item of an enclosing tuple, as
+    /// `(v, (g1, g2))` has, is taken as it is rather than viewed.
+    pub tuples: std::collections::HashSet<VarId>,
 }
 
 impl<'f> Gen<'f> {
@@ -39,6 +42,11 @@ impl<'f> Gen<'f> {
             moves: super::moves::moves(f),
             owned_temporaries: owned_temporaries(f),
             blocks: blocks(&f.body.stmts),
+            tuples: super::ir::instructions(&f.body.stmts)
+                .iter()
+                .filter(|i| matches!(i.op, Op::Tuple(_)))
+                .map(|i| i.dest)
+                .collect(),
         }
     }
 
@@ -300,6 +308,12 @@ impl<'f> Gen<'f> {
 
     /// An owned copy of an operand's value: a float, or an owned array.
     pub fn owned(&self, o: &Operand, s: Span) -> TokenStream {
+        if let Operand::Var(v) = o {
+            if self.tuples.contains(v) {
+                let x = self.ident(*v);
+                return quote_spanned!(s=> ::core::clone::Clone::clone(&#x));
+            }
+        }
         let r = &self.rules_at(s);
         let o = self.operand(o);
         quote_spanned!(s=> #r::to_owned(#o))

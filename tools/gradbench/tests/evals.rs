@@ -9,12 +9,12 @@ use ad_gradbench::evals::{
     ba, det, gmm, hello, ht, kmeans, llsq, lse, lstm, ode, particle, saddle,
 };
 
-/// What the nested evals take: forward over either mode, and reverse
-/// over forward.
-const NESTINGS: [Nesting; 3] = [
+/// What the nested evals take: forward and reverse over either mode.
+const NESTINGS: [Nesting; 4] = [
     Nesting::ForwardOver(Mode::Forward),
     Nesting::ForwardOver(Mode::Reverse),
-    Nesting::ReverseOverForward,
+    Nesting::ReverseOver(Mode::Forward),
+    Nesting::ReverseOver(Mode::Reverse),
 ];
 
 fn random(n: usize, seed: u64) -> Array1<f64> {
@@ -349,8 +349,8 @@ fn ht_jacobian_against_finite_differences() {
 }
 
 /// The outer derivative, forward mode (the path on `ad::Dual`s, with the
-/// generated gradient of the potential inside) or reverse over forward
-/// (`miss_over_forward_grad`), against central differences of the path;
+/// generated gradient of the potential inside) or reverse over either
+/// (`miss_over_grad`), against central differences of the path;
 /// and the eval's expected control from every nesting.
 #[test]
 fn particle_derivative_of_the_path_against_finite_differences() {
@@ -368,10 +368,11 @@ fn particle_derivative_of_the_path_against_finite_differences() {
         for inner in [Mode::Forward, Mode::Reverse] {
             let got = particle::miss(ad::Dual::new(w, 1.0), inner).tangent;
             close(got, central(&|w| particle::miss(w, inner), w));
+            let (value, (got, _)) = particle::miss_over_grad(w, inner);
+            assert_eq!(value, particle::miss_over(w, inner));
+            close(value, particle::miss(w, inner));
+            close(got, central(&|w| particle::miss_over(w, inner), w));
         }
-        let (value, (got,)) = particle::miss_over_forward_grad(w);
-        assert_eq!(value, particle::miss(w, Mode::Forward));
-        close(got, central(&particle::miss_over_forward, w));
     }
     for nesting in NESTINGS {
         let w = particle::particle(0.0, nesting);
@@ -380,7 +381,7 @@ fn particle_derivative_of_the_path_against_finite_differences() {
 }
 
 /// The outer gradient, forward over either inner mode (the inner search
-/// on `ad::Dual`s) or reverse over forward (`max_over_forward_grad`),
+/// on `ad::Dual`s) or reverse over either (`max_over_grad`),
 /// against the envelope theorem's `∂f/∂x = 2x` at the inner maximum, which
 /// holds up to the inner search's tolerance; the differentiable search
 /// against the generic one; and the eval's expected saddle point from
@@ -413,8 +414,10 @@ fn saddle_outer_gradient_and_saddle_point() {
             start: [1.0, 1.0],
             nesting: Nesting::ForwardOver(Mode::Forward),
         };
-        let value = saddle::max_over_forward(x[0], x[1], 1.0, 1.0);
-        assert_eq!(value, generic.objective(&x));
-        assert_eq!(saddle::max_over_forward_grad(x[0], x[1], 1.0, 1.0).0, value);
+        for inner in [Mode::Forward, Mode::Reverse] {
+            let value = saddle::max_over(x[0], x[1], 1.0, 1.0, inner);
+            assert_eq!(value, generic.objective(&x));
+            assert_eq!(saddle::max_over_grad(x[0], x[1], 1.0, 1.0, inner).0, value);
+        }
     }
 }

@@ -172,21 +172,22 @@ impl Lowerer<'_> {
 
     /// `let (m, v) = stats(x);`: the tuple a call returns, each name bound
     /// to a copy of its item (`t.0`, `t.1`), as `let w = p.w;` binds a
-    /// field's. False, with nothing done, unless every element of the pattern
-    /// is a name or `_`.
+    /// field's; `let (v, (g1, g2)) = g_grad(x, y);` binds items of items
+    /// (`t.1.0`). False, with nothing done, unless every element of the
+    /// pattern is a name, `_` or such a tuple of them.
     fn tuple_of_names(&mut self, t: &syn::PatTuple, init: &Expr) -> bool {
-        let names: Option<Vec<Option<&syn::PatIdent>>> = t
+        let Some(leaves) = tuple_leaves(t) else {
+            return false;
+        };
+        let flat = !t.elems.iter().any(|p| matches!(p, Pat::Tuple(_)));
+        let names: Vec<Option<&syn::PatIdent>> = t
             .elems
             .iter()
             .map(|p| match p {
-                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(Some(p)),
-                Pat::Wild(_) => Some(None),
+                Pat::Ident(p) => Some(p),
                 _ => None,
             })
             .collect();
-        let Some(names) = names else {
-            return false;
-        };
         // `let (i, v) = &(k, x[k]);`, as a filter's closure over an
         // `enumerate` binds its item: each part bound to a name of its
         // own, all evaluated first.
@@ -195,6 +196,9 @@ impl Lowerer<'_> {
             e => (false, e),
         };
         if let Expr::Tuple(parts) = inner {
+            if !flat {
+                return false;
+            }
             if parts.elems.len() == names.len() {
                 let temps: Vec<Ident> = parts
                     .elems
@@ -226,12 +230,11 @@ impl Lowerer<'_> {
             return false;
         };
         let span = init.span();
-        for (k, name) in names.into_iter().enumerate() {
-            let Some(p) = name else { continue };
-            let part = syn::Index::from(k);
+        for (path, p) in leaves {
+            let parts = path.into_iter().map(syn::Index::from);
             let first_new = self.vars.len();
             // By value, as `let m = t.0;` is (a field read `let` owns a copy).
-            let item = self.inst(Op::Place(Operand::Var(tuple), quote!(.#part)), span);
+            let item = self.inst(Op::Place(Operand::Var(tuple), quote!(#(.#parts)*)), span);
             let item = self.inst(Op::ToOwned(item), span);
             self.bind(&p.ident, item, first_new, None, p.mutability.is_some());
         }
@@ -657,4 +660,25 @@ pub(super) fn makes_vec(e: &Expr) -> bool {
             if p.path.segments.len() >= 2 && p.path.segments[p.path.segments.len() - 2].ident == "Vec"),
         _ => false,
     }
+}
+
+/// The names a tuple pattern binds, each with the path of items that
+/// reaches it (`[1, 0]` for `g1` in `(v, (g1, g2))`); `None` unless every
+/// element is a name, `_` or a tuple of those.
+fn tuple_leaves(t: &syn::PatTuple) -> Option<Vec<(Vec<usize>, &syn::PatIdent)>> {
+    let mut leaves = Vec::new();
+    for (k, p) in t.elems.iter().enumerate() {
+        match p {
+            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => leaves.push((vec![k], p)),
+            Pat::Wild(_) => {}
+            Pat::Tuple(inner) => {
+                for (mut path, p) in tuple_leaves(inner)? {
+                    path.insert(0, k);
+                    leaves.push((path, p));
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(leaves)
 }

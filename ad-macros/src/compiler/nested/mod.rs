@@ -14,9 +14,14 @@
 //! A call `g(args)` becomes a call of `g_jvp`, whose own derivatives the
 //! outer passes then call: `g` needs `#[differentiable(nested)]` too.
 //!
+//! Where the body is straight-line and every parameter active, `f_grad`
+//! is written as IR too (`adjoints.rs`), and `f_grad_vjp`, `f_grad_jvp`
+//! emitted from it: reverse or forward mode over reverse mode.
+//!
 //! Scalar code only for now: the active parameters and the result are
 //! floats; arrays, tuples and closures are reported.
 
+mod adjoints;
 mod rules;
 mod tangents;
 
@@ -31,32 +36,46 @@ use super::options::Modes;
 use super::signature::{self, Signature};
 use tangents::Tangents;
 
-/// `f_jvp`, `f_jvp_vjp` and `f_jvp_jvp`, or stubs of them after an error.
+/// Both modes of derivatives, of `f_jvp` and of `f_grad`.
+const BOTH: Modes = Modes {
+    reverse: true,
+    forward: true,
+    nested: false,
+};
+
+/// What `nested` emits.
+pub struct Nested {
+    pub items: TokenStream,
+    /// `f_grad` is among the items (written as IR, differentiable again),
+    /// so the ordinary passes must not emit their own.
+    pub grad: bool,
+}
+
+/// `f_jvp`, `f_jvp_vjp` and `f_jvp_jvp`, or stubs of them after an error;
+/// and, in reverse mode, `f_grad`, `f_grad_vjp` and `f_grad_jvp` where
+/// `adjoints.rs` covers the body.
 ///
 /// `f_jvp` is emitted from the same IR its derivatives are, not by the
 /// ordinary forward pass: the two order a rule's products differently, and
 /// a function calling `f_jvp` must get the same value from its gradient as
-/// from itself.
-pub fn derivatives(sig: &Signature, errors: &Errors) -> TokenStream {
-    let both = Modes {
-        reverse: true,
-        forward: true,
-        nested: false,
-    };
+/// from itself. The same holds of `f_grad`.
+pub fn derivatives(sig: &Signature, reverse: bool, errors: &Errors) -> Nested {
+    let both = BOTH;
     let forward_only = Modes {
         reverse: false,
         ..both
     };
+    let failed = |items| Nested { items, grad: false };
     let Some(scalar) = scalar_type(sig, errors) else {
-        return emit::stubs(sig, forward_only);
+        return failed(emit::stubs(sig, forward_only));
     };
     let Ok(jvp_sig) = signature::parse(jvp_item(sig), errors) else {
-        return emit::stubs(sig, forward_only);
+        return failed(emit::stubs(sig, forward_only));
     };
     let stubs = || {
         let mut out = emit::stubs(sig, forward_only);
         out.extend(emit::stubs(&jvp_sig, both));
-        out
+        failed(out)
     };
     let f = lower::lower(sig, errors);
     if !errors.is_empty() {
@@ -72,9 +91,38 @@ pub fn derivatives(sig: &Signature, errors: &Errors) -> TokenStream {
         jvp_sig.name(),
         jvp_sig.name(),
     );
-    let mut out = emit::primal_function(&jvp_sig, &jvp, &doc);
-    out.extend(emit::derivatives(&jvp_sig, &jvp, both));
-    out
+    let mut items = emit::primal_function(&jvp_sig, &jvp, &doc);
+    items.extend(emit::derivatives(&jvp_sig, &jvp, both));
+    let grad = reverse.then(|| gradient(sig, &scalar, errors)).flatten();
+    let emitted = grad.is_some();
+    items.extend(grad);
+    Nested {
+        items,
+        grad: emitted,
+    }
+}
+
+/// `f_grad` from its IR and that IR's derivatives, when `adjoints.rs`
+/// covers the body. What it does not cover is reported to a scratch error
+/// list and dropped: the ordinary `f_grad` serves instead.
+fn gradient(sig: &Signature, scalar: &Ident, errors: &Errors) -> Option<TokenStream> {
+    let grad_sig = signature::parse(grad_item(sig), errors).ok()?;
+    let f = lower::lower(sig, errors);
+    let uncovered = Errors::default();
+    let grad = Tangents::new(&f, scalar, &uncovered).gradient(f)?;
+    if !uncovered.is_empty() {
+        return None;
+    }
+    let both = BOTH;
+    let doc = format!(
+        "The value of [`{}`] and its gradient with respect to each parameter (reverse mode; differentiable again: `{}_vjp`, `{}_jvp`).",
+        sig.name(),
+        grad_sig.name(),
+        grad_sig.name(),
+    );
+    let mut out = emit::primal_function(&grad_sig, &grad, &doc);
+    out.extend(emit::derivatives(&grad_sig, &grad, both));
+    Some(out)
 }
 
 /// The float type of the function, when its active parameters and its
@@ -141,6 +189,27 @@ fn jvp_item(sig: &Signature) -> syn::ItemFn {
     let (ret, ret_tangent) = (&sig.ret, sig.ret_tangent());
     syn::parse_quote! {
         #vis fn #name #generics (#(#params,)* #(#tangents),*) -> (#ret, #ret_tangent) #where_clause {
+            ::core::unreachable!()
+        }
+    }
+}
+
+/// `f_grad` as a function to differentiate: the parameters, returning
+/// `(value, (g1, ..., gn))`, each gradient of the result's type. Its body
+/// is never read.
+fn grad_item(sig: &Signature) -> syn::ItemFn {
+    let vis = &sig.item.vis;
+    let name = sig.derived_name("grad");
+    let generics = &sig.item.sig.generics;
+    let where_clause = &generics.where_clause;
+    let params = sig.params.iter().map(|p| {
+        let (pat, ty) = (&p.pat, &p.ty);
+        quote!(#pat: #ty)
+    });
+    let ret = &sig.ret;
+    let gradients = sig.params.iter().map(|_| quote!(#ret));
+    syn::parse_quote! {
+        #vis fn #name #generics (#(#params),*) -> (#ret, (#(#gradients,)*)) #where_clause {
             ::core::unreachable!()
         }
     }

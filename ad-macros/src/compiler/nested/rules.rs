@@ -129,7 +129,15 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn mul(&mut self, a: Operand, b: Operand) -> Operand {
-        self.op(Op::Arith(Arith::Mul, a, b))
+        // The seed of an adjoint is one: `ȳ · ∂y/∂a` is the partial itself.
+        let one = self.tokens(&self.constant(1.0)).to_string();
+        let is_one =
+            |o: &Operand| matches!(o, Operand::Const(_)) && self.tokens(o).to_string() == one;
+        match (is_one(&a), is_one(&b)) {
+            (true, _) => b,
+            (_, true) => a,
+            _ => self.op(Op::Arith(Arith::Mul, a, b)),
+        }
     }
 
     pub(super) fn div(&mut self, a: Operand, b: Operand) -> Operand {

@@ -260,6 +260,19 @@ impl Tangents<'_> {
     fn rule(&mut self, op: &Op, y: Operand, span: Span, out: &mut Vec<Stmt>) -> Option<Operand> {
         let tangents: Vec<Option<Operand>> =
             op.operands().into_iter().map(|o| self.of(o)).collect();
+        self.rule_along(op, tangents, y, span, out)
+    }
+
+    /// The tangent of `op`'s result `y` along the operands' `tangents`
+    /// (`None` for a zero one).
+    pub(super) fn rule_along(
+        &mut self,
+        op: &Op,
+        tangents: Vec<Option<Operand>>,
+        y: Operand,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Operand> {
         if tangents.iter().all(Option::is_none) {
             return None;
         }
@@ -322,8 +335,12 @@ impl Tangents<'_> {
                 e.sum(vec![left, right, tangents[2].clone()])
             }
             Op::Cast(_, ty) => tangents[0].clone().map(|d| e.op(Op::Cast(d, ty.clone()))),
-            Op::Tuple(items) => {
-                let items = items.iter().map(|o| e.t.of_or_zero(o)).collect();
+            Op::Tuple(_) => {
+                let zero = || e.t.constant(0.0);
+                let items = tangents
+                    .into_iter()
+                    .map(|d| d.unwrap_or_else(zero))
+                    .collect();
                 Some(e.op(Op::Tuple(items)))
             }
             Op::Place(_, path) => tangents[0]

@@ -92,14 +92,14 @@ pub enum Mode {
 /// How a nested eval's outer derivative nests over its inner one, from
 /// the function's name (outer mode, then inner: `"fr"` is forward over
 /// reverse). Forward mode over either inner mode (`ff`, `fr`) runs the
-/// generic code on `ad::Dual`s; reverse over forward (`rf`) is the
-/// generated gradient of differentiable code calling a generated `_jvp`
-/// (`#[differentiable(nested)]`). Reverse over reverse (`rr`) would need
-/// the derivative of a generated `_vjp`, which `ad` cannot generate yet.
+/// generic code on `ad::Dual`s; reverse mode over either (`rf`, `rr`) is
+/// the generated gradient of differentiable code calling a generated
+/// `_jvp` or `_grad`, which `#[differentiable(nested)]` makes
+/// differentiable again.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Nesting {
     ForwardOver(Mode),
-    ReverseOverForward,
+    ReverseOver(Mode),
 }
 
 impl Nesting {
@@ -116,13 +116,7 @@ impl Nesting {
         };
         match modes {
             Some((Mode::Forward, inner)) => Ok(Nesting::ForwardOver(inner)),
-            Some((Mode::Reverse, Mode::Forward)) => Ok(Nesting::ReverseOverForward),
-            Some((Mode::Reverse, Mode::Reverse)) => Err(
-                "`rr` needs reverse mode over a generated `_vjp`, which ad cannot differentiate \
-                 yet (`#[differentiable(nested)]` differentiates `_jvp`, so `ff`, `fr` and `rf` \
-                 are supported)"
-                    .into(),
-            ),
+            Some((Mode::Reverse, inner)) => Ok(Nesting::ReverseOver(inner)),
             None => Err(super::unknown(eval, function)),
         }
     }
@@ -130,8 +124,7 @@ impl Nesting {
     /// The mode of the inner derivative.
     pub fn inner(self) -> Mode {
         match self {
-            Nesting::ForwardOver(inner) => inner,
-            Nesting::ReverseOverForward => Mode::Forward,
+            Nesting::ForwardOver(inner) | Nesting::ReverseOver(inner) => inner,
         }
     }
 }

@@ -17,8 +17,9 @@ use crate::runs::repeat;
 
 /// The potential at `(x0, x1)` of charges at `(10, 10 - w)` and `(10, 0)`.
 ///
-/// `w` is active and the derivatives of `_jvp` are generated too, so that
-/// reverse mode can run over a path that calls `potential_jvp` (`rf`).
+/// `w` is active and the derivatives of `_jvp` and `_grad` are generated
+/// too, so that reverse mode can run over a path that calls
+/// `potential_jvp` or `potential_grad` (`rf`, `rr`).
 #[differentiable(nested)]
 pub fn potential<F: Float>(x0: F, x1: F, w: F) -> F {
     let ten = F::of(10.0);
@@ -59,12 +60,13 @@ pub fn miss<F: Float>(w: F, mode: Mode) -> F {
     }
 }
 
-/// `miss` with forward mode inside (the force by `potential_jvp`), as
-/// differentiable code, so that its gradient is reverse mode over forward
-/// mode (`rf`): the path is taped, and each step's force differentiated
-/// by `potential_jvp_vjp`.
+/// `miss` as differentiable code, the force by `potential_jvp` (forward
+/// mode inside) or `potential_grad` (reverse mode inside), so that its
+/// gradient is reverse mode over either (`rf`, `rr`): the path is taped,
+/// and each step's force differentiated by `potential_jvp_vjp` or
+/// `potential_grad_vjp`.
 #[differentiable(reverse)]
-pub fn miss_over_forward(w: f64) -> f64 {
+pub fn miss_over(w: f64, #[constant] inner: Mode) -> f64 {
     let dt = 0.1;
     let mut x0 = 0.0;
     let mut x1 = 8.0;
@@ -73,8 +75,14 @@ pub fn miss_over_forward(w: f64) -> f64 {
     let mut crossing = 0.0;
     let mut flying = true;
     while flying {
-        let (_, g0) = potential_jvp(x0, x1, w, 1.0, 0.0, 0.0);
-        let (_, g1) = potential_jvp(x0, x1, w, 0.0, 1.0, 0.0);
+        let (g0, g1) = if matches!(inner, Mode::Forward) {
+            let (_, d0) = potential_jvp(x0, x1, w, 1.0, 0.0, 0.0);
+            let (_, d1) = potential_jvp(x0, x1, w, 0.0, 1.0, 0.0);
+            (d0, d1)
+        } else {
+            let (_, (d0, d1, _)) = potential_grad(x0, x1, w);
+            (d0, d1)
+        };
         x0 += dt * v0;
         x1 += dt * v1;
         if x1 <= 0.0 {
@@ -95,14 +103,14 @@ impl Cost<f64, 1> for Aim {
     fn objective(&self, w: &[f64; 1]) -> f64 {
         match self.0 {
             Nesting::ForwardOver(inner) => miss(w[0], inner),
-            Nesting::ReverseOverForward => miss_over_forward(w[0]),
+            Nesting::ReverseOver(inner) => miss_over(w[0], inner),
         }
     }
 
     fn gradient(&self, w: &[f64; 1]) -> [f64; 1] {
         match self.0 {
             Nesting::ForwardOver(inner) => [miss(Dual::new(w[0], 1.0), inner).tangent],
-            Nesting::ReverseOverForward => [miss_over_forward_grad(w[0]).1 .0],
+            Nesting::ReverseOver(inner) => [miss_over_grad(w[0], inner).1 .0],
         }
     }
 }

@@ -5,7 +5,8 @@
 //! is either the inner search run on `ad::Dual`s, once per coordinate of
 //! `x` (forward mode over the inner search and the generated code in it:
 //! `ff`, `fr`), or the reverse-mode gradient of the inner search written
-//! as differentiable code that calls `objective_jvp` (`rf`).
+//! as differentiable code that calls `objective_jvp` or `objective_grad`
+//! (`rf`, `rr`).
 
 use ad::{differentiable, Dual, Float};
 use serde_json::Value;
@@ -15,7 +16,8 @@ use super::{vector, Evaluated};
 use crate::runs::repeat;
 
 /// The derivatives of `_jvp` are generated too, so that reverse mode can
-/// run over a search that calls `objective_jvp` (`rf`).
+/// run over a search that calls `objective_jvp` or `objective_grad`
+/// (`rf`, `rr`).
 #[differentiable(nested)]
 pub fn objective<F: Float>(x1: F, y1: F, x2: F, y2: F) -> F {
     (x1 * x1 + y1 * y1) - (x2 * x2 + y2 * y2)
@@ -49,19 +51,38 @@ impl<F: Float> Cost<F, 2> for Inner<F> {
     }
 }
 
+/// `f`'s gradient in `y`, by `objective_jvp` (one column per call) or
+/// by `objective_grad`, as differentiable code: the search below calls it.
+#[differentiable(reverse)]
+fn gradient_in_y(x1: f64, x2: f64, y1: f64, y2: f64, #[constant] inner: Mode) -> (f64, f64) {
+    if matches!(inner, Mode::Forward) {
+        let (_, d1) = objective_jvp(x1, x2, y1, y2, 0.0, 0.0, 1.0, 0.0);
+        let (_, d2) = objective_jvp(x1, x2, y1, y2, 0.0, 0.0, 0.0, 1.0);
+        (d1, d2)
+    } else {
+        let (_, (_, _, d1, d2)) = objective_grad(x1, x2, y1, y2);
+        (d1, d2)
+    }
+}
+
 /// `max_y f(x, y)` by gradient ascent from `start`, the ascent of
 /// [`descent::argmin`] on `-f` written out in differentiable code, with
-/// `f`'s gradient in `y` by `objective_jvp`: its generated gradient in `x`
-/// is reverse mode over the inner search and forward mode inside it.
+/// `f`'s gradient in `y` by [`gradient_in_y`]: its generated gradient in
+/// `x` is reverse mode over the inner search and the inner mode inside it.
 /// Step for step the same arithmetic as `descent::max` on `Inner`.
 #[differentiable(reverse)]
-pub fn max_over_forward(x1: f64, x2: f64, #[constant] start1: f64, #[constant] start2: f64) -> f64 {
+pub fn max_over(
+    x1: f64,
+    x2: f64,
+    #[constant] start1: f64,
+    #[constant] start2: f64,
+    #[constant] inner: Mode,
+) -> f64 {
     let tolerance = 1e-5;
     let mut y1 = start1;
     let mut y2 = start2;
     let mut fy = -objective(x1, x2, y1, y2);
-    let (_, d1) = objective_jvp(x1, x2, y1, y2, 0.0, 0.0, 1.0, 0.0);
-    let (_, d2) = objective_jvp(x1, x2, y1, y2, 0.0, 0.0, 0.0, 1.0);
+    let (d1, d2) = gradient_in_y(x1, x2, y1, y2, inner);
     let mut g1 = -d1;
     let mut g2 = -d2;
     let mut improved = 0;
@@ -84,8 +105,7 @@ pub fn max_over_forward(x1: f64, x2: f64, #[constant] start1: f64, #[constant] s
                     y1 = n1;
                     y2 = n2;
                     fy = f_next;
-                    let (_, d1) = objective_jvp(x1, x2, y1, y2, 0.0, 0.0, 1.0, 0.0);
-                    let (_, d2) = objective_jvp(x1, x2, y1, y2, 0.0, 0.0, 0.0, 1.0);
+                    let (d1, d2) = gradient_in_y(x1, x2, y1, y2, inner);
                     g1 = -d1;
                     g2 = -d2;
                     improved += 1;
@@ -109,8 +129,8 @@ impl Cost<f64, 2> for Outer {
     fn objective(&self, x: &[f64; 2]) -> f64 {
         match self.nesting {
             Nesting::ForwardOver(mode) => descent::max(&Inner { x: *x, mode }, self.start),
-            Nesting::ReverseOverForward => {
-                max_over_forward(x[0], x[1], self.start[0], self.start[1])
+            Nesting::ReverseOver(inner) => {
+                max_over(x[0], x[1], self.start[0], self.start[1], inner)
             }
         }
     }
@@ -121,9 +141,9 @@ impl Cost<f64, 2> for Outer {
                 let x = std::array::from_fn(|j| Dual::new(x[j], if j == k { 1.0 } else { 0.0 }));
                 descent::max(&Inner { x, mode }, self.start.map(Dual::constant)).tangent
             }),
-            Nesting::ReverseOverForward => {
-                let (_, (g1, g2, _, _)) =
-                    max_over_forward_grad(x[0], x[1], self.start[0], self.start[1]);
+            Nesting::ReverseOver(inner) => {
+                let (_, (g1, g2, _, _, _)) =
+                    max_over_grad(x[0], x[1], self.start[0], self.start[1], inner);
                 [g1, g2]
             }
         }
