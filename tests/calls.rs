@@ -410,6 +410,13 @@ mod tuples {
         }
     }
 
+    /// A tuple inside the tuple, as `f_grad` returns its gradients.
+    #[differentiable]
+    pub fn grouped(x: &Array1<f64>) -> (f64, (f64, Array1<f64>)) {
+        let (m, v) = stats(x);
+        (m * v, (v.sqrt(), x.mapv(f64::cos) * m))
+    }
+
     #[differentiable]
     pub fn nested(x: &Array1<f64>) -> (f64, f64) {
         let (m, v) = stats(x);
@@ -422,7 +429,10 @@ mod tuples {
         let (m, v) = stats(x);
         let (a, y, half) = branchy(x, flip);
         let t = nested(x);
-        let mut acc = 0.0;
+        // Items of items, by a nested pattern and by position.
+        let (g, (root, waves)) = grouped(x);
+        let whole = grouped(x);
+        let mut acc = g * root + waves.sum() + whole.1 .1[0];
         let mut decayed = 0.0;
         for i in 0..3 {
             let (mi, vi) = stats(&(x * (i as f64 + 1.0)));
