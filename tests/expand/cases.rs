@@ -1064,6 +1064,15 @@ snapshot!(tuple_destructured_by_a_caller, [reverse],
     }
 );
 
+// A gradient read in differentiable code: items of items by a nested
+// pattern (`.1 .0`), pulled back through the callee's `_grad_vjp`.
+snapshot!(gradient_destructured_by_a_caller, [reverse],
+    fn caller(x: f64, y: f64) -> f64 {
+        let (v, (gx, gy)) = f_grad(x, y);
+        v * gx + gy
+    }
+);
+
 // `to_vec` and `extend` on a `Vec` local: the items collected by a loop of
 // pushes, then more pushed by another.
 snapshot!(vec_from_to_vec_and_extend, [reverse],
