@@ -89,6 +89,10 @@ impl Tangents<'_> {
         let Some(bar) = adjoints.get(&inst.dest).cloned() else {
             return Some(());
         };
+        // The operations whose tangent rule, read along one operand, is
+        // that operand's adjoint contribution. Not `as` (its rule casts to
+        // the result's type, an adjoint needs the operand's), nor tuples
+        // and places, which scalar bodies make only from calls.
         if !matches!(
             inst.op,
             Op::Arith(..)

@@ -60,10 +60,9 @@ pub struct Nested {
 /// a function calling `f_jvp` must get the same value from its gradient as
 /// from itself. The same holds of `f_grad`.
 pub fn derivatives(sig: &Signature, reverse: bool, errors: &Errors) -> Nested {
-    let both = BOTH;
     let forward_only = Modes {
         reverse: false,
-        ..both
+        ..BOTH
     };
     let failed = |items| Nested { items, grad: false };
     let Some(scalar) = scalar_type(sig, errors) else {
@@ -74,7 +73,7 @@ pub fn derivatives(sig: &Signature, reverse: bool, errors: &Errors) -> Nested {
     };
     let stubs = || {
         let mut out = emit::stubs(sig, forward_only);
-        out.extend(emit::stubs(&jvp_sig, both));
+        out.extend(emit::stubs(&jvp_sig, BOTH));
         failed(out)
     };
     let f = lower::lower(sig, errors);
@@ -92,7 +91,7 @@ pub fn derivatives(sig: &Signature, reverse: bool, errors: &Errors) -> Nested {
         jvp_sig.name(),
     );
     let mut items = emit::primal_function(&jvp_sig, &jvp, &doc);
-    items.extend(emit::derivatives(&jvp_sig, &jvp, both));
+    items.extend(emit::derivatives(&jvp_sig, &jvp, BOTH));
     let grad = reverse.then(|| gradient(sig, &scalar, errors)).flatten();
     let emitted = grad.is_some();
     items.extend(grad);
@@ -113,7 +112,6 @@ fn gradient(sig: &Signature, scalar: &Ident, errors: &Errors) -> Option<TokenStr
     if !uncovered.is_empty() {
         return None;
     }
-    let both = BOTH;
     let doc = format!(
         "The value of [`{}`] and its gradient with respect to each parameter (reverse mode; differentiable again: `{}_vjp`, `{}_jvp`).",
         sig.name(),
@@ -121,7 +119,7 @@ fn gradient(sig: &Signature, scalar: &Ident, errors: &Errors) -> Option<TokenStr
         grad_sig.name(),
     );
     let mut out = emit::primal_function(&grad_sig, &grad, &doc);
-    out.extend(emit::derivatives(&grad_sig, &grad, both));
+    out.extend(emit::derivatives(&grad_sig, &grad, BOTH));
     Some(out)
 }
 
