@@ -311,8 +311,8 @@ fn control_flow_differentiated_twice() {
     assert!((gdx - want_gdx).abs() < 1e-5, "{gdx} against {want_gdx}");
 }
 
-/// [`potential`] with every parameter active, so that `nested` writes its
-/// `_grad` as IR too: differentiable again (`_grad_vjp`, `_grad_jvp`).
+/// [`potential`] with every parameter active (`w` too): `nested` writes
+/// its `_grad` as IR, differentiable again (`_grad_vjp`, `_grad_jvp`).
 #[differentiable(nested)]
 fn all_active<F: Float>(x0: F, x1: F, w: F) -> F {
     let ten = F::of(10.0);
@@ -362,5 +362,54 @@ fn reverse_over_reverse_of_a_potential() {
         let want = potential_hvp_by_hand((x0, x1), w, (v0, v1));
         assert_close("(H v)0", h0, want.0);
         assert_close("(H v)1", h1, want.1);
+    }
+}
+
+/// A potential with a `#[constant]` charge: its `_grad` is IR too, with
+/// `NoTangent` for the charge.
+#[differentiable(nested)]
+fn charged(x0: f64, x1: f64, #[constant] q: f64) -> f64 {
+    q / (x0 * x0 + x1 * x1).sqrt() + x0 * x1
+}
+
+#[differentiable]
+fn charged_field_energy(x0: f64, x1: f64, #[constant] q: f64) -> f64 {
+    let (_, (g0, g1, NoTangent)) = charged_grad(x0, x1, q);
+    g0 * g0 + g1 * g1
+}
+
+#[test]
+fn reverse_over_reverse_with_a_constant_parameter() {
+    let (x0, x1, q) = (0.7, -1.2, 2.5);
+    let (value, (g0, g1, NoTangent)) = charged_field_energy_grad(x0, x1, q);
+    assert_eq!(value, charged_field_energy(x0, x1, q));
+    assert_close("x0", g0, central(|x| charged_field_energy(x, x1, q), x0));
+    assert_close("x1", g1, central(|x| charged_field_energy(x0, x, q), x1));
+
+    // The Hessian of `charged` by hand: r = |x|, H = q (3 x xᵀ - r² I) / r⁵
+    // plus the coupling of x0 x1.
+    let r2: f64 = x0 * x0 + x1 * x1;
+    let r5 = r2 * r2 * r2.sqrt();
+    let hessian = [
+        [q * (3.0 * x0 * x0 - r2) / r5, 3.0 * q * x0 * x1 / r5 + 1.0],
+        [3.0 * q * x0 * x1 / r5 + 1.0, q * (3.0 * x1 * x1 - r2) / r5],
+    ];
+    let (v, (gx0, gx1, NoTangent)) = charged_grad(x0, x1, q);
+    let first = charged_vjp(x0, x1, q).1(1.0);
+    assert_close("value", v, charged(x0, x1, q));
+    assert_close("gradient 0", gx0, first.0);
+    assert_close("gradient 1", gx1, first.1);
+    for (v0, v1) in [(1.0, 0.0), (0.0, 1.0), (0.4, -1.3)] {
+        let want = [
+            hessian[0][0] * v0 + hessian[0][1] * v1,
+            hessian[1][0] * v0 + hessian[1][1] * v1,
+        ];
+        let (_, pullback) = charged_grad_vjp(x0, x1, q);
+        let (h0, h1, NoTangent) = pullback((0.0, (v0, v1, NoTangent)));
+        assert_close("reverse over reverse (H v)0", h0, want[0]);
+        assert_close("reverse over reverse (H v)1", h1, want[1]);
+        let (_, (_, (d0, d1, NoTangent))) = charged_grad_jvp(x0, x1, q, v0, v1, NoTangent);
+        assert_close("forward over reverse (H v)0", d0, want[0]);
+        assert_close("forward over reverse (H v)1", d1, want[1]);
     }
 }

@@ -98,6 +98,9 @@ macro_rules! inactive {
     )*};
 }
 inactive!(bool, char, str, String, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+// `NoTangent` is a value too: the entry of a `#[constant]` parameter in a
+// gradient that differentiable code reads (`f_grad` under `nested`).
+inactive!(NoTangent);
 
 impl<F: Float, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, D> {
     type Tangent = Array<F, D>;

@@ -1073,6 +1073,24 @@ snapshot!(gradient_destructured_by_a_caller, [reverse],
     }
 );
 
+// A `#[constant]` parameter's gradient entry is `ad::NoTangent` (here a
+// unit pattern), which no later statement reads: not copied out of the
+// gradient, so the rules never see it.
+snapshot!(constant_gradient_entry_unread, [reverse],
+    fn caller(x: f64, #[constant] q: f64) -> f64 {
+        let (v, (gx, NoTangent)) = f_grad(x, q);
+        v * gx
+    }
+);
+
+// `f_grad` as IR with a `#[constant]` parameter: its entry is `NoTangent`,
+// taken as it is by the value and by the tangent of the result.
+snapshot!(nested_gradient_with_a_constant, [nested],
+    fn f(x: f64, #[constant] q: f64) -> f64 {
+        q * x.sin()
+    }
+);
+
 // `to_vec` and `extend` on a `Vec` local: the items collected by a loop of
 // pushes, then more pushed by another.
 snapshot!(vec_from_to_vec_and_extend, [reverse],

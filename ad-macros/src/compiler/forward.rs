@@ -421,6 +421,7 @@ fn tangent(g: &Gen<'_>, inst: &Inst) -> TokenStream {
                     let t = g.tangent(*v);
                     quote_spanned!(s=> #r::to_owned(#t))
                 }
+                Operand::Const(c) if c.is_no_tangent() => c.tokens.clone(),
                 Operand::Const(_) => {
                     let a = g.operand(a);
                     let a = borrowed(&a);

@@ -48,6 +48,17 @@ impl Const {
             scalar: false,
         }
     }
+
+    /// `ad::NoTangent`: the gradient entry of a `#[constant]` parameter.
+    pub fn no_tangent() -> Const {
+        Const::opaque(quote::quote!(::ad::NoTangent))
+    }
+
+    /// Whether this is [`Const::no_tangent`], a value that is no float
+    /// (the rules' `view` does not take it).
+    pub fn is_no_tangent(&self) -> bool {
+        self.tokens.to_string() == Const::no_tangent().tokens.to_string()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

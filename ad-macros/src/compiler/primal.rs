@@ -314,6 +314,11 @@ impl<'f> Gen<'f> {
                 return quote_spanned!(s=> ::core::clone::Clone::clone(&#x));
             }
         }
+        if let Operand::Const(c) = o {
+            if c.is_no_tangent() {
+                return c.tokens.clone();
+            }
+        }
         let r = &self.rules_at(s);
         let o = self.operand(o);
         quote_spanned!(s=> #r::to_owned(#o))

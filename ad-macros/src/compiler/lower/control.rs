@@ -377,6 +377,7 @@ impl Lowerer<'_> {
     pub(super) fn scoped_block(&mut self, stmts: &[syn::Stmt]) -> Option<Operand> {
         let mut outer = Vec::new();
         let mut value = None;
+        let unread = self.note_unread_leaves(stmts);
         for (k, stmt) in stmts.iter().enumerate() {
             self.note_shadowed(stmt, &mut outer);
             match stmt {
@@ -386,6 +387,7 @@ impl Lowerer<'_> {
                 other => self.stmt(other),
             }
         }
+        self.forget_unread_leaves(unread);
         self.end_scope(outer);
         value
     }
@@ -580,6 +582,7 @@ impl Lowerer<'_> {
         // The body is a scope: a carried name shadowed in it carries the
         // value it had before the shadowing `let`.
         let mut shadowed = Vec::new();
+        let unread = self.note_unread_leaves(&body.stmts);
         for stmt in &body.stmts {
             self.note_shadowed(stmt, &mut shadowed);
             match stmt {
@@ -587,6 +590,7 @@ impl Lowerer<'_> {
                 other => self.stmt(other),
             }
         }
+        self.forget_unread_leaves(unread);
         self.end_scope(shadowed);
         let body_stmts = std::mem::replace(&mut self.stmts, outer);
         self.loop_assigned.pop();

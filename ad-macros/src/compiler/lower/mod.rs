@@ -115,6 +115,9 @@ pub struct Lowerer<'a> {
     /// The one float type the signature names, if it names one: the type
     /// of an iterator chain's sum (see `iterators.rs`).
     scalar_type: Option<Ident>,
+    /// Names of tuple patterns that nothing reads (`stmt.rs`), by
+    /// `leaf_key`: not bound at all.
+    unread_leaves: HashSet<usize>,
 }
 
 /// An active slice or `Vec` parameter.
@@ -155,6 +158,7 @@ pub fn lower(sig: &Signature, errors: &Errors) -> Function {
         vec_locals: HashSet::new(),
         struct_params: HashSet::new(),
         unread_parts: HashSet::new(),
+        unread_leaves: HashSet::new(),
     };
     l.scalar_type = crate::compiler::signature::scalar_type(sig, &l.float_types);
     // Names generated code declares itself (see `primal.rs` and `emit.rs`).

@@ -1,7 +1,7 @@
 //! Lowering statements: `let`, assignment, compound assignment, the body's
 //! result.
 
-use proc_macro2::{Ident, Span};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
@@ -18,6 +18,13 @@ impl Lowerer<'_> {
 
     /// Lowers statements; the value of the last expression is the result.
     pub(super) fn block(&mut self, stmts: &[syn::Stmt], span: Span) -> Operand {
+        let unread = self.note_unread_leaves(stmts);
+        let result = self.statements_then_result(stmts, span);
+        self.forget_unread_leaves(unread);
+        result
+    }
+
+    fn statements_then_result(&mut self, stmts: &[syn::Stmt], span: Span) -> Operand {
         let Some((last, init)) = stmts.split_last() else {
             return self.missing_result(span);
         };
@@ -231,6 +238,11 @@ impl Lowerer<'_> {
         };
         let span = init.span();
         for (path, p) in leaves {
+            if self.unread_leaves.contains(&leaf_key(p)) {
+                // Never read: not copied out (it may be no value the rules
+                // take, such as a `#[constant]` parameter's `NoTangent`).
+                continue;
+            }
             let parts = path.into_iter().map(syn::Index::from);
             let first_new = self.vars.len();
             // By value, as `let m = t.0;` is (a field read `let` owns a copy).
@@ -659,6 +671,61 @@ pub(super) fn makes_vec(e: &Expr) -> bool {
         Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
             if p.path.segments.len() >= 2 && p.path.segments[p.path.segments.len() - 2].ident == "Vec"),
         _ => false,
+    }
+}
+
+/// Identifies one name of a tuple pattern in the function's syntax tree,
+/// which lowering reads in place.
+fn leaf_key(p: &syn::PatIdent) -> usize {
+    p as *const syn::PatIdent as usize
+}
+
+/// Whether `tokens` mention `name`: as an identifier, or inside a literal
+/// (`println!("{g}")` reads `g`). Errs towards yes.
+fn mentions_token(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Literal(l) => l.to_string().contains(name),
+        proc_macro2::TokenTree::Group(g) => mentions_token(g.stream(), name),
+        proc_macro2::TokenTree::Punct(_) => false,
+    })
+}
+
+impl Lowerer<'_> {
+    /// Notes the names of `let (v, (g0, g1)) = ..;` patterns in `stmts` that
+    /// no later statement of `stmts` mentions: a `let`'s names are read only
+    /// in the rest of its block, so those are never read. Returns what it
+    /// noted, for [`forget_unread_leaves`](Self::forget_unread_leaves) once
+    /// `stmts` are lowered (the keys are addresses in their syntax tree).
+    pub(super) fn note_unread_leaves(&mut self, stmts: &[syn::Stmt]) -> Vec<usize> {
+        let mut noted = Vec::new();
+        for (k, stmt) in stmts.iter().enumerate() {
+            let syn::Stmt::Local(local) = stmt else {
+                continue;
+            };
+            let pat = match &local.pat {
+                Pat::Type(pt) => &*pt.pat,
+                p => p,
+            };
+            let Pat::Tuple(t) = pat else { continue };
+            let Some(leaves) = tuple_leaves(t) else {
+                continue;
+            };
+            let rest: TokenStream = stmts[k + 1..].iter().map(|s| s.to_token_stream()).collect();
+            for (_, p) in leaves {
+                if !mentions_token(rest.clone(), &p.ident.to_string()) {
+                    self.unread_leaves.insert(leaf_key(p));
+                    noted.push(leaf_key(p));
+                }
+            }
+        }
+        noted
+    }
+
+    pub(super) fn forget_unread_leaves(&mut self, noted: Vec<usize>) {
+        for key in noted {
+            self.unread_leaves.remove(&key);
+        }
     }
 }
 

@@ -9,15 +9,16 @@
 //! partial times a scalar adjoint is the same product either way. So the
 //! adjoints reuse the forward rules, kinks and all.
 //!
-//! Straight-line scalar bodies only (no branches, loops or calls), with
-//! every parameter active; for any other body `nested` keeps the ordinary
-//! `f_grad`, which differentiable code cannot call.
+//! Straight-line scalar bodies only (no branches, loops or calls); for
+//! any other body `nested` keeps the ordinary `f_grad`, which
+//! differentiable code cannot call. A `#[constant]` parameter's entry is
+//! the constant `ad::NoTangent`.
 
 use std::collections::HashMap;
 
 use proc_macro2::Span;
 
-use super::super::ir::{Body, Function, Inst, Op, Operand, Stmt, VarId};
+use super::super::ir::{Body, Const, Function, Inst, Op, Operand, Stmt, VarId};
 use super::rules::Builder;
 use super::tangents::Tangents;
 
@@ -35,7 +36,6 @@ impl Tangents<'_> {
             body,
             ..
         } = f;
-        let active: Vec<VarId> = params.iter().copied().collect::<Option<_>>()?;
         let Body { stmts, result } = body;
         let mut adjoints = HashMap::new();
         if let Operand::Var(r) = &result {
@@ -49,13 +49,15 @@ impl Tangents<'_> {
                 Stmt::If(_) | Stmt::Loop(_) => return None,
             }
         }
-        let gradients = active
+        // SPEC: a `#[constant]` parameter's entry is `ad::NoTangent`.
+        let gradients = params
             .iter()
-            .map(|p| {
-                adjoints
+            .map(|p| match p {
+                Some(p) => adjoints
                     .get(p)
                     .cloned()
-                    .unwrap_or_else(|| self.constant(0.0))
+                    .unwrap_or_else(|| self.constant(0.0)),
+                None => Operand::Const(Const::no_tangent()),
             })
             .collect();
         let mut out = stmts;

@@ -14,7 +14,7 @@
 //! A call `g(args)` becomes a call of `g_jvp`, whose own derivatives the
 //! outer passes then call: `g` needs `#[differentiable(nested)]` too.
 //!
-//! Where the body is straight-line and every parameter active, `f_grad`
+//! Where the body is straight-line, `f_grad`
 //! is written as IR too (`adjoints.rs`), and `f_grad_vjp`, `f_grad_jvp`
 //! emitted from it: reverse or forward mode over reverse mode.
 //!
@@ -202,10 +202,17 @@ fn grad_item(sig: &Signature) -> syn::ItemFn {
     let where_clause = &generics.where_clause;
     let params = sig.params.iter().map(|p| {
         let (pat, ty) = (&p.pat, &p.ty);
-        quote!(#pat: #ty)
+        let marker = (!p.active && !signature::inactive_by_type(ty)).then(|| quote!(#[constant]));
+        quote!(#marker #pat: #ty)
     });
     let ret = &sig.ret;
-    let gradients = sig.params.iter().map(|_| quote!(#ret));
+    let gradients = sig.params.iter().map(|p| {
+        if p.active {
+            quote!(#ret)
+        } else {
+            quote!(::ad::NoTangent)
+        }
+    });
     syn::parse_quote! {
         #vis fn #name #generics (#(#params),*) -> (#ret, (#(#gradients,)*)) #where_clause {
             ::core::unreachable!()
