@@ -377,17 +377,17 @@ impl Lowerer<'_> {
     pub(super) fn scoped_block(&mut self, stmts: &[syn::Stmt]) -> Option<Operand> {
         let mut outer = Vec::new();
         let mut value = None;
-        let unread = self.note_unread_leaves(stmts);
-        for (k, stmt) in stmts.iter().enumerate() {
-            self.note_shadowed(stmt, &mut outer);
-            match stmt {
-                syn::Stmt::Expr(e, None) if k + 1 == stmts.len() && !is_statement_like(e) => {
-                    value = self.value_expr(e);
+        self.with_unread_leaves(stmts, |l| {
+            for (k, stmt) in stmts.iter().enumerate() {
+                l.note_shadowed(stmt, &mut outer);
+                match stmt {
+                    syn::Stmt::Expr(e, None) if k + 1 == stmts.len() && !is_statement_like(e) => {
+                        value = l.value_expr(e);
+                    }
+                    other => l.stmt(other),
                 }
-                other => self.stmt(other),
             }
-        }
-        self.forget_unread_leaves(unread);
+        });
         self.end_scope(outer);
         value
     }
@@ -582,15 +582,15 @@ impl Lowerer<'_> {
         // The body is a scope: a carried name shadowed in it carries the
         // value it had before the shadowing `let`.
         let mut shadowed = Vec::new();
-        let unread = self.note_unread_leaves(&body.stmts);
-        for stmt in &body.stmts {
-            self.note_shadowed(stmt, &mut shadowed);
-            match stmt {
-                syn::Stmt::Expr(e, None) => self.expr_stmt(e, false),
-                other => self.stmt(other),
+        self.with_unread_leaves(&body.stmts, |l| {
+            for stmt in &body.stmts {
+                l.note_shadowed(stmt, &mut shadowed);
+                match stmt {
+                    syn::Stmt::Expr(e, None) => l.expr_stmt(e, false),
+                    other => l.stmt(other),
+                }
             }
-        }
-        self.forget_unread_leaves(unread);
+        });
         self.end_scope(shadowed);
         let body_stmts = std::mem::replace(&mut self.stmts, outer);
         self.loop_assigned.pop();

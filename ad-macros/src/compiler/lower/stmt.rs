@@ -18,10 +18,7 @@ impl Lowerer<'_> {
 
     /// Lowers statements; the value of the last expression is the result.
     pub(super) fn block(&mut self, stmts: &[syn::Stmt], span: Span) -> Operand {
-        let unread = self.note_unread_leaves(stmts);
-        let result = self.statements_then_result(stmts, span);
-        self.forget_unread_leaves(unread);
-        result
+        self.with_unread_leaves(stmts, |l| l.statements_then_result(stmts, span))
     }
 
     fn statements_then_result(&mut self, stmts: &[syn::Stmt], span: Span) -> Operand {
@@ -692,12 +689,16 @@ fn mentions_token(tokens: TokenStream, name: &str) -> bool {
 }
 
 impl Lowerer<'_> {
-    /// Notes the names of `let (v, (g0, g1)) = ..;` patterns in `stmts` that
-    /// no later statement of `stmts` mentions: a `let`'s names are read only
-    /// in the rest of its block, so those are never read. Returns what it
-    /// noted, for [`forget_unread_leaves`](Self::forget_unread_leaves) once
-    /// `stmts` are lowered (the keys are addresses in their syntax tree).
-    pub(super) fn note_unread_leaves(&mut self, stmts: &[syn::Stmt]) -> Vec<usize> {
+    /// `lower(self)`, the lowering of `stmts`, with the names of their
+    /// `let (v, (g0, g1)) = ..;` patterns that no later statement of
+    /// `stmts` mentions noted as unread: a `let`'s names are read only in
+    /// the rest of its block. The notes last as long as `lower`, as their
+    /// keys are addresses in `stmts`' syntax tree.
+    pub(super) fn with_unread_leaves<T>(
+        &mut self,
+        stmts: &[syn::Stmt],
+        lower: impl FnOnce(&mut Self) -> T,
+    ) -> T {
         let mut noted = Vec::new();
         for (k, stmt) in stmts.iter().enumerate() {
             let syn::Stmt::Local(local) = stmt else {
@@ -719,13 +720,11 @@ impl Lowerer<'_> {
                 }
             }
         }
-        noted
-    }
-
-    pub(super) fn forget_unread_leaves(&mut self, noted: Vec<usize>) {
+        let lowered = lower(self);
         for key in noted {
             self.unread_leaves.remove(&key);
         }
+        lowered
     }
 }
 

@@ -160,6 +160,14 @@ fn tangent_name(ident: &Ident) -> Ident {
     format_ident!("d_{}", ident)
 }
 
+/// A parameter of a derived item as the user declared it: `#[constant]`
+/// again where the signature parse removed the marker.
+fn declared(p: &signature::Param) -> TokenStream {
+    let (pat, ty) = (&p.pat, &p.ty);
+    let marker = (!p.active && !signature::inactive_by_type(ty)).then(|| quote!(#[constant]));
+    quote!(#marker #pat: #ty)
+}
+
 /// `f_jvp` as a function to differentiate: the parameters, then one
 /// tangent per parameter (`#[constant] ad::NoTangent` for an inactive one),
 /// returning `(value, tangent)`. Its body is never read.
@@ -171,9 +179,7 @@ fn jvp_item(sig: &Signature) -> syn::ItemFn {
     let mut params = Vec::new();
     let mut tangents = Vec::new();
     for (p, tangent_ty) in sig.params.iter().zip(sig.tangent_param_types()) {
-        let (pat, ty) = (&p.pat, &p.ty);
-        let marker = (!p.active && !signature::inactive_by_type(ty)).then(|| quote!(#[constant]));
-        params.push(quote!(#marker #pat: #ty));
+        params.push(declared(p));
         let tangent = match &p.ident {
             Some(ident) => tangent_name(ident),
             None => format_ident!("d_{}", params.len()),
@@ -200,11 +206,7 @@ fn grad_item(sig: &Signature) -> syn::ItemFn {
     let name = sig.derived_name("grad");
     let generics = &sig.item.sig.generics;
     let where_clause = &generics.where_clause;
-    let params = sig.params.iter().map(|p| {
-        let (pat, ty) = (&p.pat, &p.ty);
-        let marker = (!p.active && !signature::inactive_by_type(ty)).then(|| quote!(#[constant]));
-        quote!(#marker #pat: #ty)
-    });
+    let params = sig.params.iter().map(declared);
     let ret = &sig.ret;
     let gradients = sig.params.iter().map(|p| {
         if p.active {
