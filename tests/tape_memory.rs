@@ -43,6 +43,18 @@ fn sum_of_squares(x: &Array1<f64>) -> f64 {
     total
 }
 
+/// Element writes into an array the loop carries: an element write keeps
+/// the array's shape, so the reverse sweep sizes the array's cotangent from
+/// the array the loop starts from and the loop keeps nothing per iteration.
+#[differentiable]
+fn shifted_products(x: &Array1<f64>) -> f64 {
+    let mut z = x.to_owned();
+    for i in 1..x.len() {
+        z[i] = x[i] * x[i - 1];
+    }
+    z.sum()
+}
+
 // One test: the allocation counter is global, and tests run in parallel.
 #[test]
 fn tapes_hold_what_the_reverse_sweep_reads_and_nothing_else() {
@@ -63,6 +75,26 @@ fn tapes_hold_what_the_reverse_sweep_reads_and_nothing_else() {
         let used = bytes_allocated(|| value = sum_of_squares_grad(&x).0);
         assert_eq!(used, n * std::mem::size_of::<f64>(), "sum over {n} entries");
         assert_eq!(value, sum_of_squares(&x));
+    }
+
+    // `z`, its cotangent and the gradient: three arrays, no tape.
+    for n in [10, 1000] {
+        let x = Array1::from_shape_fn(n, |i| 0.5 + 0.01 * i as f64);
+        let mut result = (0.0, (Array1::zeros(0),));
+        let used = bytes_allocated(|| result = shifted_products_grad(&x));
+        assert_eq!(
+            used,
+            3 * n * std::mem::size_of::<f64>(),
+            "writes into {n} entries"
+        );
+        let (value, (g,)) = result;
+        assert_eq!(value, shifted_products(&x));
+        // By hand: the sum is x₀ + Σᵢ xᵢ xᵢ₋₁.
+        for j in 0..n {
+            let before = if j == 0 { 1.0 } else { x[j - 1] };
+            let after = if j + 1 < n { x[j + 1] } else { 0.0 };
+            assert!((g[j] - (before + after)).abs() < 1e-12, "entry {j} of {n}");
+        }
     }
 
     // One f64 per iteration (the tape reserves its length up front).

@@ -25,6 +25,7 @@ mod replay;
 mod reverse;
 mod reverse_flow;
 mod scan;
+mod shapes;
 mod signature;
 
 use proc_macro2::TokenStream;

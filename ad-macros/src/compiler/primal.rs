@@ -31,6 +31,8 @@ pub struct Gen<'f> {
     /// Results of tuple expressions: an item of an enclosing tuple, as
     /// `(v, (g1, g2))` has, is taken as it is rather than viewed.
     pub tuples: std::collections::HashSet<VarId>,
+    /// The earlier value whose shape each variable has (`shapes.rs`).
+    pub shape_sources: std::collections::HashMap<VarId, Operand>,
 }
 
 impl<'f> Gen<'f> {
@@ -47,6 +49,7 @@ impl<'f> Gen<'f> {
                 .filter(|i| matches!(i.op, Op::Tuple(_)))
                 .map(|i| i.dest)
                 .collect(),
+            shape_sources: super::shapes::shape_sources(f),
         }
     }
 

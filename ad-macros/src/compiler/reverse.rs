@@ -402,7 +402,12 @@ impl Builder<'_, '_> {
     /// `code`, which moves `v`'s value away, with `v`'s name holding its
     /// shape afterwards (what the reverse sweep reads of it).
     pub(super) fn keeping_shape(&self, v: VarId, code: TokenStream) -> TokenStream {
-        let (r, x) = (&self.g.rules, self.g.ident(v));
+        self.keeping_shape_of(self.g.ident(v), code)
+    }
+
+    /// `keeping_shape` for any name: an inactive local included.
+    pub(super) fn keeping_shape_of(&self, x: &Ident, code: TokenStream) -> TokenStream {
+        let r = &self.g.rules;
         let shape = format_ident!("{}_shape", x, span = proc_macro2::Span::mixed_site());
         quote!(let #shape = #r::shape_of(&#x); #code let #x = #shape;)
     }
@@ -419,10 +424,15 @@ impl Builder<'_, '_> {
     }
 
     /// Records a forward name whose shape the reverse sweep reads:
-    /// `rules::shape_of(&x)`, which a loop saves instead of `x`.
+    /// `rules::shape_of(&x)`, which a loop saves instead of `x`. The shape
+    /// is read from the earliest value that has it (`shapes.rs`).
     pub(super) fn read_shape(&mut self, o: &Operand) -> TokenStream {
         let r = &self.g.rules;
-        match o {
+        let source = match o {
+            Operand::Var(v) => self.g.shape_sources.get(v),
+            Operand::Const(_) => None,
+        };
+        match source.unwrap_or(o) {
             Operand::Var(v) => {
                 self.read_shapes.insert(*v);
                 let x = self.g.ident(*v);

@@ -835,6 +835,11 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// The inactive local `k` names, if the reverse sweep reads its shape.
+    fn local_shape_read(&self, k: &super::ir::Const) -> Option<Ident> {
+        super::shapes::local_name(k).filter(|n| self.read_consts.contains(&n.to_string()))
+    }
+
     /// Whether `v` may move at `site` but for the reverse sweep's reads of
     /// its shape, which `keeping_shape` keeps.
     fn only_shape_read_after(&self, v: VarId, site: Option<Site>) -> bool {
@@ -984,6 +989,15 @@ impl Builder<'_, '_> {
                 {
                     let x = g.ident(*v);
                     before.push(self.keeping_shape(*v, quote!(let mut #slot = #x;)));
+                }
+                // The same for an inactive local the loop starts from, whose
+                // shape the reverse sweep reads in place of the loop's
+                // values' (`shapes.rs`).
+                Operand::Const(k) if self.local_shape_read(k).is_some() => {
+                    let name = self.local_shape_read(k).into_iter();
+                    before.extend(
+                        name.map(|x| self.keeping_shape_of(&x, quote!(let mut #slot = #x;))),
+                    );
                 }
                 init => {
                     let init = self.leaving(init, &[], site);
