@@ -835,9 +835,29 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// The inactive local `k` names, if the reverse sweep reads its shape.
-    fn local_shape_read(&self, k: &super::ir::Const) -> Option<Ident> {
-        super::shapes::local_name(k).filter(|n| self.read_consts.contains(&n.to_string()))
+    /// The name of a loop's initial value, defined in the loop's block
+    /// `here`, of which the reverse sweep reads only the shape (to size its
+    /// cotangent): the value moves into the loop and its shape stays under
+    /// its name, which must then be in scope wherever the shape is read. An
+    /// inactive local the loop starts from qualifies when the reverse sweep
+    /// reads its shape in place of the loop's values' (`shapes.rs`).
+    fn moved_keeping_shape(
+        &self,
+        init: &Operand,
+        here: usize,
+        site: Option<Site>,
+    ) -> Option<Ident> {
+        match init {
+            Operand::Var(v)
+                if self.g.blocks.get(v) == Some(&here) && self.only_shape_read_after(*v, site) =>
+            {
+                Some(self.g.ident(*v).clone())
+            }
+            Operand::Var(_) => None,
+            Operand::Const(k) => {
+                super::shapes::local_name(k).filter(|n| self.read_consts.contains(&n.to_string()))
+            }
+        }
     }
 
     /// Whether `v` may move at `site` but for the reverse sweep's reads of
@@ -979,28 +999,10 @@ impl Builder<'_, '_> {
             let slot = slot_ident(g, c.input, "");
             let (input, output) = (g.ident(c.input), g.ident(c.output));
             let site = Some(Site::Init { input: c.input });
-            match &c.init {
-                // The reverse sweep reads only the initial value's shape
-                // (to size its cotangent): the value moves into the slot and
-                // its shape stays under its name, which must then be in
-                // scope wherever the shape is read.
-                Operand::Var(v)
-                    if g.blocks.get(v) == Some(&here) && self.only_shape_read_after(*v, site) =>
-                {
-                    let x = g.ident(*v);
-                    before.push(self.keeping_shape(*v, quote!(let mut #slot = #x;)));
-                }
-                // The same for an inactive local the loop starts from, whose
-                // shape the reverse sweep reads in place of the loop's
-                // values' (`shapes.rs`).
-                Operand::Const(k) if self.local_shape_read(k).is_some() => {
-                    let name = self.local_shape_read(k).into_iter();
-                    before.extend(
-                        name.map(|x| self.keeping_shape_of(&x, quote!(let mut #slot = #x;))),
-                    );
-                }
-                init => {
-                    let init = self.leaving(init, &[], site);
+            match self.moved_keeping_shape(&c.init, here, site) {
+                Some(x) => before.push(self.keeping_shape_of(&x, quote!(let mut #slot = #x;))),
+                None => {
+                    let init = self.leaving(&c.init, &[], site);
                     before.push(quote!(let mut #slot = #init;));
                 }
             }
