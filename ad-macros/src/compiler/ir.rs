@@ -334,6 +334,17 @@ pub struct Function {
 }
 
 impl Op {
+    /// The array (or `Vec`) an element or slice write updates, which keeps
+    /// its shape.
+    pub fn written(&self) -> Option<&Operand> {
+        match self {
+            Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) | Op::SliceWrite(base, ..) => {
+                Some(base)
+            }
+            _ => None,
+        }
+    }
+
     /// The operands, in order.
     pub fn operands(&self) -> Vec<&Operand> {
         match self {

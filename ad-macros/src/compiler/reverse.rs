@@ -326,9 +326,7 @@ impl Builder<'_, '_> {
             let item = g.primal(inst);
             return g.bind(inst, quote_spanned!(inst.span=> #r::to_owned(#item)));
         }
-        if let Op::IndexWrite(base, ..) | Op::IndexAdd(base, ..) | Op::SliceWrite(base, ..) =
-            &inst.op
-        {
+        if let Some(base) = inst.op.written() {
             if let Operand::Var(v) = base {
                 if self.shapes_kept_around.contains(v) {
                     return g.bind(inst, g.element_write(inst, false));

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use proc_macro2::{Ident, TokenTree};
 
-use super::ir::{Const, Function, Op, Operand, Stmt, VarId};
+use super::ir::{Const, Function, Operand, Stmt, VarId};
 
 /// Each variable whose shape is an earlier value's, with the earliest such
 /// value: a variable, or an inactive local a loop starts from (never a
@@ -28,8 +28,7 @@ use super::ir::{Const, Function, Op, Operand, Stmt, VarId};
 pub fn shape_sources(f: &Function) -> HashMap<VarId, Operand> {
     let mut s = Sources::default();
     s.block(&f.body.stmts, Vec::new());
-    let vars: Vec<VarId> = s.parent.keys().copied().collect();
-    vars.into_iter().map(|v| (v, s.source(v))).collect()
+    s.parent.keys().map(|&v| (v, s.source(v))).collect()
 }
 
 /// The name of an inactive local a loop starts from (`let mut acc =
@@ -70,10 +69,7 @@ impl Sources {
         for stmt in stmts {
             match stmt {
                 Stmt::Inst(i) => {
-                    if let Op::IndexWrite(Operand::Var(a), ..)
-                    | Op::IndexAdd(Operand::Var(a), ..)
-                    | Op::SliceWrite(Operand::Var(a), ..) = &i.op
-                    {
+                    if let Some(Operand::Var(a)) = i.op.written() {
                         self.parent.insert(i.dest, Operand::Var(*a));
                     }
                     here.push(i.dest);
