@@ -413,3 +413,132 @@ fn reverse_over_reverse_with_a_constant_parameter() {
         assert_close("forward over reverse (H v)1", d1, want[1]);
     }
 }
+
+/// Branches in a `_grad` written as IR: an early `return`, an `else if`
+/// chain, an inactive `let` inside a branch, kinks (`abs`, `max`) inside
+/// a branch and after it.
+#[differentiable(nested)]
+fn piecewise(x: f64, y: f64, #[constant] k: f64) -> f64 {
+    if x > 2.0 {
+        return x * y * k;
+    }
+    let mut z = x * y;
+    let t = if x > y {
+        let q = x.sin();
+        let j = k * 3.0;
+        q * z * j + (x - y).abs()
+    } else if y > 0.5 {
+        z *= y.exp();
+        (y * x).cos()
+    } else {
+        x
+    };
+    t * z + y.max(x)
+}
+
+/// Reads [`piecewise`]'s gradient in differentiable code.
+#[differentiable]
+fn piecewise_slope(x: f64, y: f64, #[constant] k: f64) -> f64 {
+    let (v, (gx, gy, NoTangent)) = piecewise_grad(x, y, k);
+    gx * gy + v
+}
+
+/// A `match` on a constant in a `_grad` written as IR.
+#[differentiable(nested)]
+fn by_case(x: f64, y: f64, #[constant] n: usize) -> f64 {
+    let t = match n {
+        0 => x,
+        1 | 2 => x * y.cos(),
+        _ => y.sin() * x,
+    };
+    t * x + y
+}
+
+/// `H v` both ways (`rr`, `fr`: each `(x, y, v) -> H v`) against central
+/// differences of the gradient along `v`, at `(x, y)`.
+fn assert_hessian_products(
+    what: &str,
+    (x, y): (f64, f64),
+    gradient: impl Fn(f64, f64) -> (f64, f64),
+    rr: impl Fn(f64, f64, (f64, f64)) -> (f64, f64),
+    fr: impl Fn(f64, f64, (f64, f64)) -> (f64, f64),
+) {
+    for v in [(1.0, 0.0), (0.0, 1.0), (0.4, -1.3)] {
+        let along = |t: f64| gradient(x + t * v.0, y + t * v.1);
+        let want = (central(|t| along(t).0, 0.0), central(|t| along(t).1, 0.0));
+        for (mode, got) in [("reverse", rr(x, y, v)), ("forward", fr(x, y, v))] {
+            assert_close(
+                &format!("{what}: {mode} over reverse (H v)0"),
+                got.0,
+                want.0,
+            );
+            assert_close(
+                &format!("{what}: {mode} over reverse (H v)1"),
+                got.1,
+                want.1,
+            );
+        }
+    }
+}
+
+#[test]
+fn reverse_over_reverse_through_branches() {
+    let k = 1.3;
+    // One point in each branch, none on a kink.
+    for (x, y) in [(2.5, 0.3), (1.2, 0.4), (0.3, 0.9), (0.2, 0.3)] {
+        let (value, (gx, gy, NoTangent)) = piecewise_grad(x, y, k);
+        assert_eq!(value, piecewise(x, y, k));
+        let first = piecewise_vjp(x, y, k).1(1.0);
+        assert_close("gradient x", gx, first.0);
+        assert_close("gradient y", gy, first.1);
+        assert_close("x", gx, central(|x| piecewise(x, y, k), x));
+        assert_close("y", gy, central(|y| piecewise(x, y, k), y));
+        let (again, _) = piecewise_grad_vjp(x, y, k);
+        assert_eq!(again, (value, (gx, gy, NoTangent)));
+        assert_hessian_products(
+            "piecewise",
+            (x, y),
+            |x, y| {
+                let (_, (gx, gy, NoTangent)) = piecewise_grad(x, y, k);
+                (gx, gy)
+            },
+            |x, y, v| {
+                let (h0, h1, NoTangent) =
+                    piecewise_grad_vjp(x, y, k).1((0.0, (v.0, v.1, NoTangent)));
+                (h0, h1)
+            },
+            |x, y, v| {
+                let (_, (_, (d0, d1, NoTangent))) =
+                    piecewise_grad_jvp(x, y, k, v.0, v.1, NoTangent);
+                (d0, d1)
+            },
+        );
+        let (slope, (sx, sy, NoTangent)) = piecewise_slope_grad(x, y, k);
+        assert_eq!(slope, piecewise_slope(x, y, k));
+        assert_close("slope x", sx, central(|x| piecewise_slope(x, y, k), x));
+        assert_close("slope y", sy, central(|y| piecewise_slope(x, y, k), y));
+    }
+    for n in 0..4 {
+        let (x, y) = (0.7, -0.4);
+        let (value, (gx, gy, NoTangent)) = by_case_grad(x, y, n);
+        assert_eq!(value, by_case(x, y, n));
+        assert_close("case x", gx, central(|x| by_case(x, y, n), x));
+        assert_close("case y", gy, central(|y| by_case(x, y, n), y));
+        assert_hessian_products(
+            &format!("case {n}"),
+            (x, y),
+            |x, y| {
+                let (_, (gx, gy, NoTangent)) = by_case_grad(x, y, n);
+                (gx, gy)
+            },
+            |x, y, v| {
+                let (h0, h1, NoTangent) = by_case_grad_vjp(x, y, n).1((0.0, (v.0, v.1, NoTangent)));
+                (h0, h1)
+            },
+            |x, y, v| {
+                let (_, (_, (d0, d1, NoTangent))) = by_case_grad_jvp(x, y, n, v.0, v.1, NoTangent);
+                (d0, d1)
+            },
+        );
+    }
+}

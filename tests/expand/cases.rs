@@ -1091,6 +1091,17 @@ snapshot!(nested_gradient_with_a_constant, [nested],
     }
 );
 
+// `f_grad` as IR through an `if`: the condition bound to a name, the
+// branch's values the adjoints read carried out by phis (zero from the
+// other branch), and a second `if` on the same name pulling each branch
+// back, its phis merging the adjoints of `x` and `y`.
+snapshot!(nested_gradient_through_a_branch, [nested],
+    fn f(x: f64, y: f64) -> f64 {
+        let t = if x > y { x.sin() * y } else { y };
+        t * x
+    }
+);
+
 // `to_vec` and `extend` on a `Vec` local: the items collected by a loop of
 // pushes, then more pushed by another.
 snapshot!(vec_from_to_vec_and_extend, [reverse],

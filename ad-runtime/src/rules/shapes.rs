@@ -12,7 +12,7 @@ use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, Ix0};
 
 use super::broadcast::unbroadcast;
 use super::cotangent::{Cot, IntoCot};
-use crate::Float;
+use crate::{Float, NoTangent};
 
 /// The shape of a scalar: nothing.
 pub struct ScalarShape<F>(PhantomData<F>);
@@ -425,6 +425,26 @@ impl<F: Float> ZeroOfShape for VecShape<F> {
 #[inline(always)]
 pub fn materialize<S: ZeroOfShape>(adjoint: Option<S::Tangent>, shape: S) -> S::Tangent {
     adjoint.unwrap_or_else(|| shape.zero())
+}
+
+/// `NoTangent`, a `#[constant]` parameter's entry in a gradient, is its
+/// own shape and its own zero: a `_grad` differentiated again returns it
+/// among floats, and its pullback may materialize the tuple.
+#[diagnostic::do_not_recommend]
+impl ShapeOf for NoTangent {
+    type Shape = NoTangent;
+    #[inline(always)]
+    fn shape_of(&self) -> NoTangent {
+        NoTangent
+    }
+}
+
+impl ZeroOfShape for NoTangent {
+    type Tangent = NoTangent;
+    #[inline(always)]
+    fn zero(&self) -> NoTangent {
+        NoTangent
+    }
 }
 
 /// A tuple's shape is its items' shapes: the result of a function that

@@ -9,8 +9,8 @@
 //! partial times a scalar adjoint is the same product either way. So the
 //! adjoints reuse the forward rules, kinks and all.
 //!
-//! Straight-line scalar bodies only (no branches, loops or calls); for
-//! any other body `nested` keeps the ordinary `f_grad`, which
+//! Scalar bodies of instructions and `if`s (`branches.rs`); no loops or
+//! calls. For any other body `nested` keeps the ordinary `f_grad`, which
 //! differentiable code cannot call. A `#[constant]` parameter's entry is
 //! the constant `ad::NoTangent`.
 
@@ -18,9 +18,13 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 
-use super::super::ir::{Body, Const, Function, Inst, Op, Operand, Stmt, VarId};
+use super::super::ir::{Arith, Body, Const, Function, Inst, Op, Operand, Stmt, VarId};
+use super::branches::{self, Scope};
 use super::rules::Builder;
 use super::tangents::Tangents;
+
+/// Each variable's adjoint so far, where it has one.
+pub(super) type Adjoints = HashMap<VarId, Operand>;
 
 impl Tangents<'_> {
     /// `f_grad`'s IR, or `None` where the body is outside what it covers
@@ -36,19 +40,17 @@ impl Tangents<'_> {
             body,
             ..
         } = f;
-        let Body { stmts, result } = body;
-        let mut adjoints = HashMap::new();
+        let Body { mut stmts, result } = body;
+        if !branches::replayable(&stmts) {
+            return None;
+        }
+        branches::bind_conditions(&mut stmts);
+        let mut adjoints = Adjoints::new();
         if let Operand::Var(r) = &result {
             adjoints.insert(*r, self.constant(1.0));
         }
         let mut reverse = Vec::new();
-        for stmt in stmts.iter().rev() {
-            match stmt {
-                Stmt::Inst(inst) => self.pull_back(inst, &mut adjoints, &mut reverse)?,
-                Stmt::Verbatim(_) | Stmt::Const { .. } | Stmt::InactiveLet { .. } => {}
-                Stmt::If(_) | Stmt::Loop(_) => return None,
-            }
-        }
+        self.pull_back_stmts(&mut stmts, &mut Vec::new(), &mut adjoints, &mut reverse)?;
         // SPEC: a `#[constant]` parameter's entry is `ad::NoTangent`.
         let gradients = params
             .iter()
@@ -80,56 +82,106 @@ impl Tangents<'_> {
         })
     }
 
+    /// The adjoints of `stmts`, last statement first, pushed to `out`.
+    /// `scopes` are the branches `stmts` sit in, innermost last: what the
+    /// adjoints read of a branch's values leaves it through a phi. An `if`
+    /// may gain such phis, hence `&mut`.
+    pub(super) fn pull_back_stmts(
+        &mut self,
+        stmts: &mut [Stmt],
+        scopes: &mut Vec<Scope>,
+        adjoints: &mut Adjoints,
+        out: &mut Vec<Stmt>,
+    ) -> Option<()> {
+        for stmt in stmts.iter_mut().rev() {
+            match stmt {
+                Stmt::Inst(inst) => self.pull_back(inst, scopes, adjoints, out)?,
+                Stmt::If(i) => self.pull_back_branch(i, scopes, adjoints, out)?,
+                Stmt::Loop(_) => return None,
+                Stmt::Verbatim(_) | Stmt::Const { .. } | Stmt::InactiveLet { .. } => {}
+            }
+        }
+        Some(())
+    }
+
     /// Adds `inst`'s contributions to its operands' adjoints, if its result
     /// has one; `None` for an operation outside the scalar rules.
     fn pull_back(
         &mut self,
         inst: &Inst,
-        adjoints: &mut HashMap<VarId, Operand>,
+        scopes: &mut [Scope],
+        adjoints: &mut Adjoints,
         out: &mut Vec<Stmt>,
     ) -> Option<()> {
         let Some(bar) = adjoints.get(&inst.dest).cloned() else {
             return Some(());
         };
-        // The operations whose tangent rule, read along one operand, is
-        // that operand's adjoint contribution. Not `as` (its rule casts to
-        // the result's type, an adjoint needs the operand's), nor tuples
-        // and places, which scalar bodies make only from calls.
-        if !matches!(
-            inst.op,
-            Op::Arith(..)
-                | Op::Neg(_)
-                | Op::Unary(..)
-                | Op::Powi(..)
-                | Op::Binary(..)
-                | Op::MulAdd(..)
-                | Op::View(_)
-                | Op::ToOwned(_)
-        ) {
-            return None;
-        }
+        // What the rules read of the instruction, under the names it has
+        // where the adjoints are computed (outside the branch it is in). A
+        // sum or a copy reads none.
+        let read;
+        let (op, y) = if adds_or_copies(&inst.op) {
+            (&inst.op, inst.dest)
+        } else {
+            read = self.as_read(&inst.op, scopes)?;
+            (&read, self.read(inst.dest, scopes))
+        };
         let operands = inst.op.operands();
         for (pos, operand) in operands.iter().enumerate() {
             let Operand::Var(v) = operand else { continue };
             let mut along = vec![None; operands.len()];
             along[pos] = Some(bar.clone());
-            let y = Operand::Var(inst.dest);
-            let Some(part) = self.rule_along(&inst.op, along, y, inst.span, out) else {
+            let Some(part) = self.rule_along(op, along, Operand::Var(y), inst.span, out) else {
                 continue;
             };
-            let sum = match adjoints.remove(v) {
-                Some(earlier) => {
-                    let mut e = Builder {
-                        t: self,
-                        out,
-                        span: inst.span,
-                    };
-                    e.sum(vec![Some(earlier), Some(part)])
-                }
-                None => Some(part),
-            };
-            adjoints.extend(sum.map(|s| (*v, s)));
+            self.add_adjoint(adjoints, *v, part, inst.span, out);
         }
         Some(())
     }
+
+    /// `part` added into `v`'s adjoint.
+    pub(super) fn add_adjoint(
+        &mut self,
+        adjoints: &mut Adjoints,
+        v: VarId,
+        part: Operand,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
+        let sum = match adjoints.remove(&v) {
+            Some(earlier) => {
+                let mut e = Builder { t: self, out, span };
+                e.sum(vec![Some(earlier), Some(part)])
+            }
+            None => Some(part),
+        };
+        adjoints.extend(sum.map(|s| (v, s)));
+    }
+
+    /// `op` with each variable under the name the adjoints read it by,
+    /// for an operation whose rule reads its operands; `None` for any
+    /// other.
+    fn as_read(&mut self, op: &Op, scopes: &mut [Scope]) -> Option<Op> {
+        let mut r = |o: &Operand| match o {
+            Operand::Var(v) => Operand::Var(self.read(*v, scopes)),
+            Operand::Const(c) => Operand::Const(c.clone()),
+        };
+        Some(match op {
+            Op::Arith(kind @ (Arith::Mul | Arith::Div), a, b) => Op::Arith(*kind, r(a), r(b)),
+            Op::Unary(name, a) => Op::Unary(name, r(a)),
+            Op::Powi(a, n) => Op::Powi(r(a), n.clone()),
+            Op::Binary(name, a, b) => Op::Binary(name, r(a), r(b)),
+            Op::MulAdd(a, b, c) => Op::MulAdd(r(a), r(b), r(c)),
+            _ => return None,
+        })
+    }
+}
+
+/// A sum, a difference, a negation or a copy: their rules read no value,
+/// so a branch need not export their operands.
+fn adds_or_copies(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Arith(Arith::Add | Arith::Sub, ..) | Op::Neg(_) | Op::View(_) | Op::ToOwned(_)
+    )
 }

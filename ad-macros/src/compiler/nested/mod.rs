@@ -14,14 +14,15 @@
 //! A call `g(args)` becomes a call of `g_jvp`, whose own derivatives the
 //! outer passes then call: `g` needs `#[differentiable(nested)]` too.
 //!
-//! Where the body is straight-line, `f_grad`
-//! is written as IR too (`adjoints.rs`), and `f_grad_vjp`, `f_grad_jvp`
-//! emitted from it: reverse or forward mode over reverse mode.
+//! Where the body is scalar code and `if`s (no loops or calls), `f_grad`
+//! is written as IR too (`adjoints.rs`, `branches.rs`), and `f_grad_vjp`,
+//! `f_grad_jvp` emitted from it: reverse or forward mode over reverse mode.
 //!
 //! Scalar code only for now: the active parameters and the result are
 //! floats; arrays, tuples and closures are reported.
 
 mod adjoints;
+mod branches;
 mod rules;
 mod tangents;
 

@@ -1,0 +1,348 @@
+//! The adjoints of an `if` in `f_grad` written as IR: a second `if` on the
+//! same condition, after the body, whose branches pull back what the
+//! first one's computed.
+//!
+//! Input:  `if c { q = sin(x); t = q * z } else { t = x }; r = t * z`
+//! Output: the `if` as it is, with a phi more that carries `q` out of its
+//! branch (`q_out = phi(q, 0)`); then `if c { q_bar = cos(q_out) * z *
+//! t_bar; ... } else { x_bar += t_bar }` whose phis merge the adjoints of
+//! the values from before it (`x`, `z`).
+//!
+//! The condition is bound to a name first, so both `if`s take the same
+//! branch. A branch's inactive `let`s run again in the second `if`, where
+//! the adjoints may read them; a body that also runs other inactive code
+//! (which might change what they read) is not covered.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+
+use super::super::ir::{If, Operand, Phi, Stmt, VarId};
+use super::super::scan;
+use super::adjoints::Adjoints;
+use super::tangents::Tangents;
+
+/// A branch the adjoints are computed in, as seen from there.
+pub(super) struct Scope {
+    /// The variables the branch makes at its own level (not in `if`s
+    /// inside it, which carry theirs out through phis).
+    defined: HashSet<VarId>,
+    /// Each of them the adjoints read, and the phi of the branch's `if`
+    /// that carries it out.
+    exports: HashMap<VarId, VarId>,
+    /// The phis of `exports` the `if` does not have yet.
+    added: Vec<(VarId, VarId)>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Arm {
+    Then,
+    Else,
+}
+
+impl Tangents<'_> {
+    /// The name under which the adjoints read `v`: `v` itself, or the phi
+    /// that carries it out of each branch it is in.
+    pub(super) fn read(&mut self, v: VarId, scopes: &mut [Scope]) -> VarId {
+        let mut name = v;
+        for k in (0..scopes.len()).rev() {
+            if !scopes[k].defined.contains(&name) {
+                continue;
+            }
+            name = match scopes[k].exports.get(&name) {
+                Some(out) => *out,
+                None => {
+                    let out = self.temp(self.vars[name.0].span);
+                    scopes[k].exports.insert(name, out);
+                    scopes[k].added.push((name, out));
+                    if k > 0 {
+                        scopes[k - 1].defined.insert(out);
+                    }
+                    out
+                }
+            };
+        }
+        name
+    }
+
+    /// The second `if` of `i`, pushed to `out`, and the phis `i` needs for
+    /// it; `None` where a branch is outside what the pass covers.
+    pub(super) fn pull_back_branch(
+        &mut self,
+        i: &mut If,
+        scopes: &mut Vec<Scope>,
+        adjoints: &mut Adjoints,
+        out: &mut Vec<Stmt>,
+    ) -> Option<()> {
+        let If {
+            cond,
+            then,
+            els,
+            phis,
+            ..
+        } = i;
+        let mut inside = HashSet::new();
+        made_in(then, &mut inside);
+        made_in(els, &mut inside);
+        let results: Vec<(VarId, Option<Operand>)> = phis
+            .iter()
+            .map(|p| (p.dest, adjoints.remove(&p.dest)))
+            .collect();
+        let mut arms = Vec::new();
+        for (arm, stmts) in [(Arm::Then, &mut *then), (Arm::Else, &mut *els)] {
+            let mut code = self.replayed(stmts, &inside)?;
+            let mut arm_adjoints = adjoints.clone();
+            let mut scope = Scope {
+                defined: made_at(stmts),
+                exports: HashMap::new(),
+                added: Vec::new(),
+            };
+            for (phi, (_, bar)) in phis.iter().zip(&results) {
+                let Operand::Var(v) = arm.of(phi) else {
+                    continue;
+                };
+                if scope.defined.contains(v) {
+                    scope.exports.entry(*v).or_insert(phi.dest);
+                }
+                if let Some(bar) = bar {
+                    let span = self.vars[phi.dest.0].span;
+                    self.add_adjoint(&mut arm_adjoints, *v, bar.clone(), span, &mut code);
+                }
+            }
+            scopes.push(scope);
+            let pulled = self.pull_back_stmts(stmts, scopes, &mut arm_adjoints, &mut code);
+            let scope = scopes.pop();
+            pulled?;
+            let scope = scope?;
+            arms.push((arm, code, arm_adjoints, scope.added));
+        }
+        for (arm, _, _, added) in &arms {
+            for (inner, dest) in added {
+                let (value, zero) = (Operand::Var(*inner), self.constant(0.0));
+                let (then, els) = match arm {
+                    Arm::Then => (value, zero),
+                    Arm::Else => (zero, value),
+                };
+                phis.push(Phi {
+                    dest: *dest,
+                    then,
+                    els,
+                });
+            }
+        }
+        let [(_, then_code, then_adjoints, _), (_, els_code, els_adjoints, _)] =
+            <[_; 2]>::try_from(arms).ok()?;
+        let merged = self.merged(adjoints, &inside, &then_adjoints, &els_adjoints);
+        if !merged.is_empty() {
+            out.push(Stmt::If(Box::new(If {
+                cond: cond.clone(),
+                then: then_code,
+                els: els_code,
+                phis: merged,
+                value: None,
+            })));
+        }
+        Some(())
+    }
+
+    /// A branch's inactive `let`s and constants, again, for the second
+    /// `if`; `None` when one reads a value the branch computes (which the
+    /// second `if` has under another name).
+    fn replayed(&self, stmts: &[Stmt], inside: &HashSet<VarId>) -> Option<Vec<Stmt>> {
+        let names: HashSet<String> = inside
+            .iter()
+            .map(|v| self.vars[v.0].ident.to_string())
+            .collect();
+        let mut out = Vec::new();
+        for stmt in stmts {
+            let again = match stmt {
+                Stmt::InactiveLet {
+                    tokens,
+                    names: bound,
+                    views,
+                } => Stmt::InactiveLet {
+                    tokens: tokens.clone(),
+                    names: bound.clone(),
+                    views: views.clone(),
+                },
+                Stmt::Const { ident, expr, local } => Stmt::Const {
+                    ident: ident.clone(),
+                    expr: expr.clone(),
+                    local: *local,
+                },
+                _ => continue,
+            };
+            let tokens = match &again {
+                Stmt::InactiveLet { tokens, .. } => tokens,
+                Stmt::Const { expr, .. } => expr,
+                _ => unreachable!("made above"),
+            };
+            if names_any(tokens, &names) {
+                return None;
+            }
+            out.push(again);
+        }
+        Some(out)
+    }
+
+    /// The phis of the second `if`: one for each value from before the
+    /// `if` whose adjoint either branch changed, which then holds it.
+    fn merged(
+        &mut self,
+        adjoints: &mut Adjoints,
+        inside: &HashSet<VarId>,
+        then: &Adjoints,
+        els: &Adjoints,
+    ) -> Vec<Phi> {
+        let mut outer: Vec<VarId> = then
+            .keys()
+            .chain(els.keys())
+            .filter(|v| !inside.contains(v))
+            .copied()
+            .collect();
+        outer.sort();
+        outer.dedup();
+        let mut phis = Vec::new();
+        for v in outer {
+            let before = adjoints.get(&v);
+            let (t, e) = (then.get(&v), els.get(&v));
+            if same(t, before) && same(e, before) {
+                continue;
+            }
+            let dest = self.temp(self.vars[v.0].span);
+            let zero = || self.constant(0.0);
+            phis.push(Phi {
+                dest,
+                then: t.cloned().unwrap_or_else(zero),
+                els: e.cloned().unwrap_or_else(zero),
+            });
+            adjoints.insert(v, Operand::Var(dest));
+        }
+        phis
+    }
+}
+
+impl Arm {
+    fn of(self, phi: &Phi) -> &Operand {
+        match self {
+            Arm::Then => &phi.then,
+            Arm::Else => &phi.els,
+        }
+    }
+}
+
+/// Whether the pass covers the body: no loops, no `if let` that binds
+/// names, and no other
+/// inactive code beside `if`s, whose branches' `let`s run twice.
+pub(super) fn replayable(stmts: &[Stmt]) -> bool {
+    fn walk(stmts: &[Stmt], ifs: &mut bool, verbatim: &mut bool) -> bool {
+        stmts.iter().all(|stmt| match stmt {
+            Stmt::Loop(_) => false,
+            Stmt::Verbatim(_) => {
+                *verbatim = true;
+                true
+            }
+            Stmt::If(i) => {
+                *ifs = true;
+                tested(&i.cond).is_some()
+                    && walk(&i.then, ifs, verbatim)
+                    && walk(&i.els, ifs, verbatim)
+            }
+            _ => true,
+        })
+    }
+    let (mut ifs, mut verbatim) = (false, false);
+    walk(stmts, &mut ifs, &mut verbatim) && !(ifs && verbatim)
+}
+
+/// An `if`'s condition as a `bool`: itself, or `matches!(s, P)` for a
+/// `match` arm's `let P = s` that binds no names; `None` for a pattern
+/// that binds some (which the second `if` would need as well).
+fn tested(cond: &TokenStream) -> Option<TokenStream> {
+    let Ok(syn::ExprLet { pat, expr, .. }) = syn::parse2::<syn::ExprLet>(cond.clone()) else {
+        return Some(cond.clone());
+    };
+    scan::pattern_names(&pat)
+        .is_empty()
+        .then(|| quote!(::core::matches!(#expr, #pat)))
+}
+
+/// Each `if`'s condition bound to a name just before it, which the `if`
+/// then tests, so that the second `if` tests the same value.
+pub(super) fn bind_conditions(stmts: &mut Vec<Stmt>) {
+    fn walk(stmts: &mut Vec<Stmt>, count: &mut usize) {
+        for mut stmt in std::mem::take(stmts) {
+            if let Stmt::If(i) = &mut stmt {
+                walk(&mut i.then, count);
+                walk(&mut i.els, count);
+                *count += 1;
+                let name = format_ident!("branch_{}", count, span = Span::mixed_site());
+                let written = std::mem::replace(&mut i.cond, quote!(#name));
+                // `replayable` has checked that there is a `bool`.
+                let cond = tested(&written).unwrap_or(written);
+                stmts.push(Stmt::InactiveLet {
+                    tokens: quote!(let #name: bool = #cond;),
+                    names: vec![name],
+                    views: Vec::new(),
+                });
+            }
+            stmts.push(stmt);
+        }
+    }
+    walk(stmts, &mut 0);
+}
+
+/// The variables `stmts` make at their own level: instructions' results
+/// and the phis of their `if`s.
+fn made_at(stmts: &[Stmt]) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    for stmt in stmts {
+        match stmt {
+            Stmt::Inst(inst) => {
+                out.insert(inst.dest);
+            }
+            Stmt::If(i) => out.extend(i.phis.iter().map(|p| p.dest)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Every variable `stmts` make, in branches inside them too.
+fn made_in(stmts: &[Stmt], out: &mut HashSet<VarId>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Inst(inst) => {
+                out.insert(inst.dest);
+            }
+            Stmt::If(i) => {
+                out.extend(i.phis.iter().map(|p| p.dest));
+                made_in(&i.then, out);
+                made_in(&i.els, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether two adjoints are the same value (both absent, or one operand).
+fn same(a: Option<&Operand>, b: Option<&Operand>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(Operand::Var(x)), Some(Operand::Var(y))) => x == y,
+        (Some(Operand::Const(x)), Some(Operand::Const(y))) => {
+            x.tokens.to_string() == y.tokens.to_string()
+        }
+        _ => false,
+    }
+}
+
+/// Whether `tokens` name any of `names`.
+fn names_any(tokens: &TokenStream, names: &HashSet<String>) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => names.contains(&i.to_string()),
+        TokenTree::Group(g) => names_any(&g.stream(), names),
+        _ => false,
+    })
+}
