@@ -454,19 +454,33 @@ fn by_case(x: f64, y: f64, #[constant] n: usize) -> f64 {
     t * x + y
 }
 
-/// `H v` both ways (`rr`, `fr`: each `(x, y, v) -> H v`) against central
-/// differences of the gradient along `v`, at `(x, y)`.
-fn assert_hessian_products(
+/// A `_grad`'s value and gradient, a `#[constant]` last.
+type Gradient = (f64, (f64, f64, NoTangent));
+
+/// A `_grad` written as IR and its derivatives at `(x, y)`: the value
+/// `f`'s, the gradient central differences of `f`, and `H v` from the
+/// `_grad_vjp` (pulled back from the gradient's cotangent `v`) and the
+/// `_grad_jvp` (along `v`) central differences of the `_grad` along `v`.
+fn assert_second_order<P: FnOnce(Gradient) -> (f64, f64, NoTangent)>(
     what: &str,
     (x, y): (f64, f64),
-    gradient: impl Fn(f64, f64) -> (f64, f64),
-    rr: impl Fn(f64, f64, (f64, f64)) -> (f64, f64),
-    fr: impl Fn(f64, f64, (f64, f64)) -> (f64, f64),
+    f: impl Fn(f64, f64) -> f64,
+    grad: impl Fn(f64, f64) -> Gradient,
+    grad_vjp: impl Fn(f64, f64) -> (Gradient, P),
+    grad_jvp: impl Fn(f64, f64, f64, f64) -> (Gradient, Gradient),
 ) {
+    let (value, (gx, gy, NoTangent)) = grad(x, y);
+    assert_eq!(value, f(x, y), "{what}: value");
+    assert_close(&format!("{what}: x"), gx, central(|x| f(x, y), x));
+    assert_close(&format!("{what}: y"), gy, central(|y| f(x, y), y));
     for v in [(1.0, 0.0), (0.0, 1.0), (0.4, -1.3)] {
-        let along = |t: f64| gradient(x + t * v.0, y + t * v.1);
+        let along = |t: f64| grad(x + t * v.0, y + t * v.1).1;
         let want = (central(|t| along(t).0, 0.0), central(|t| along(t).1, 0.0));
-        for (mode, got) in [("reverse", rr(x, y, v)), ("forward", fr(x, y, v))] {
+        let (value, pullback) = grad_vjp(x, y);
+        assert_eq!(value, grad(x, y));
+        let (h0, h1, NoTangent) = pullback((0.0, (v.0, v.1, NoTangent)));
+        let (_, (_, (d0, d1, NoTangent))) = grad_jvp(x, y, v.0, v.1);
+        for (mode, got) in [("reverse", (h0, h1)), ("forward", (d0, d1))] {
             assert_close(
                 &format!("{what}: {mode} over reverse (H v)0"),
                 got.0,
@@ -481,64 +495,89 @@ fn assert_hessian_products(
     }
 }
 
+/// [`assert_second_order`] of `f(x, y, k)` through its generated
+/// `f_grad`, `f_grad_vjp` and `f_grad_jvp`, `k` constant.
+macro_rules! assert_second_order_of {
+    ($what:expr, $point:expr, $k:expr, $f:ident, $grad:ident, $vjp:ident, $jvp:ident) => {
+        assert_second_order(
+            $what,
+            $point,
+            |a, b| $f(a, b, $k),
+            |a, b| $grad(a, b, $k),
+            |a, b| $vjp(a, b, $k),
+            |a, b, v0, v1| $jvp(a, b, $k, v0, v1, NoTangent),
+        )
+    };
+}
+
 #[test]
 fn reverse_over_reverse_through_branches() {
     let k = 1.3;
     // One point in each branch, none on a kink.
     for (x, y) in [(2.5, 0.3), (1.2, 0.4), (0.3, 0.9), (0.2, 0.3)] {
-        let (value, (gx, gy, NoTangent)) = piecewise_grad(x, y, k);
-        assert_eq!(value, piecewise(x, y, k));
+        assert_second_order_of!(
+            "piecewise",
+            (x, y),
+            k,
+            piecewise,
+            piecewise_grad,
+            piecewise_grad_vjp,
+            piecewise_grad_jvp
+        );
+        // The IR gradient is the first-order one.
+        let (_, (gx, gy, NoTangent)) = piecewise_grad(x, y, k);
         let first = piecewise_vjp(x, y, k).1(1.0);
         assert_close("gradient x", gx, first.0);
         assert_close("gradient y", gy, first.1);
-        assert_close("x", gx, central(|x| piecewise(x, y, k), x));
-        assert_close("y", gy, central(|y| piecewise(x, y, k), y));
-        let (again, _) = piecewise_grad_vjp(x, y, k);
-        assert_eq!(again, (value, (gx, gy, NoTangent)));
-        assert_hessian_products(
-            "piecewise",
-            (x, y),
-            |x, y| {
-                let (_, (gx, gy, NoTangent)) = piecewise_grad(x, y, k);
-                (gx, gy)
-            },
-            |x, y, v| {
-                let (h0, h1, NoTangent) =
-                    piecewise_grad_vjp(x, y, k).1((0.0, (v.0, v.1, NoTangent)));
-                (h0, h1)
-            },
-            |x, y, v| {
-                let (_, (_, (d0, d1, NoTangent))) =
-                    piecewise_grad_jvp(x, y, k, v.0, v.1, NoTangent);
-                (d0, d1)
-            },
-        );
         let (slope, (sx, sy, NoTangent)) = piecewise_slope_grad(x, y, k);
         assert_eq!(slope, piecewise_slope(x, y, k));
         assert_close("slope x", sx, central(|x| piecewise_slope(x, y, k), x));
         assert_close("slope y", sy, central(|y| piecewise_slope(x, y, k), y));
     }
     for n in 0..4 {
-        let (x, y) = (0.7, -0.4);
-        let (value, (gx, gy, NoTangent)) = by_case_grad(x, y, n);
-        assert_eq!(value, by_case(x, y, n));
-        assert_close("case x", gx, central(|x| by_case(x, y, n), x));
-        assert_close("case y", gy, central(|y| by_case(x, y, n), y));
-        assert_hessian_products(
+        assert_second_order_of!(
             &format!("case {n}"),
-            (x, y),
-            |x, y| {
-                let (_, (gx, gy, NoTangent)) = by_case_grad(x, y, n);
-                (gx, gy)
-            },
-            |x, y, v| {
-                let (h0, h1, NoTangent) = by_case_grad_vjp(x, y, n).1((0.0, (v.0, v.1, NoTangent)));
-                (h0, h1)
-            },
-            |x, y, v| {
-                let (_, (_, (d0, d1, NoTangent))) = by_case_grad_jvp(x, y, n, v.0, v.1, NoTangent);
-                (d0, d1)
-            },
+            (0.7, -0.4),
+            n,
+            by_case,
+            by_case_grad,
+            by_case_grad_vjp,
+            by_case_grad_jvp
+        );
+    }
+}
+
+/// Calls of nested functions in a branch of a `_grad` written as IR.
+#[differentiable(nested)]
+fn screened(x0: f64, x1: f64, #[constant] w: f64) -> f64 {
+    if x0 > x1 {
+        inverse_distance(x0 - w, x1) * x1
+    } else {
+        scaled_square(x0 + x1, w) + x0
+    }
+}
+
+#[test]
+fn reverse_over_reverse_through_calls() {
+    let w = 0.3;
+    for point in [(0.7, 8.1), (2.0, 0.5), (-0.4, 1.1)] {
+        assert_second_order_of!(
+            "charges",
+            point,
+            w,
+            charges,
+            charges_grad,
+            charges_grad_vjp,
+            charges_grad_jvp
+        );
+        assert_second_order_of!(
+            "screened",
+            point,
+            w,
+            screened,
+            screened_grad,
+            screened_grad_vjp,
+            screened_grad_jvp
         );
     }
 }

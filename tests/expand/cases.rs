@@ -172,7 +172,8 @@ snapshot!(nested_tangent, [nested],
 
 // A call in nested code: `g_jvp` with the arguments' tangents (a zero, or
 // `NoTangent`, bound once for a constant), its pair split into the value
-// and the tangent.
+// and the tangent. `f_grad`, as IR, pulls the call back by `g_jvp` too,
+// along `x` with the call's adjoint as its tangent.
 snapshot!(nested_call, [nested],
     fn f(x: f64) -> f64 {
         g(x, 2.0) * x

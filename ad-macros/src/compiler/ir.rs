@@ -155,6 +155,7 @@ pub enum Op {
 }
 
 /// What a call calls.
+#[derive(Clone)]
 pub enum Callee {
     /// `g(args)`, `Self::g(self, args)`, `module::g::<T>(args)`.
     Path(syn::ExprPath),
@@ -198,6 +199,7 @@ pub struct Closure {
     pub captures: Vec<Operand>,
 }
 
+#[derive(Clone)]
 pub struct CallArg {
     pub operand: Operand,
     /// Written `&x` at the call.

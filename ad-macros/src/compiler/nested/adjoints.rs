@@ -9,19 +9,20 @@
 //! partial times a scalar adjoint is the same product either way. So the
 //! adjoints reuse the forward rules, kinks and all.
 //!
-//! Scalar bodies of instructions and `if`s (`branches.rs`); no loops or
-//! calls. For any other body `nested` keeps the ordinary `f_grad`, which
+//! Scalar bodies of instructions, `if`s (`branches.rs`) and calls of
+//! `#[differentiable(nested)]` functions; no loops. For any other body `nested` keeps the ordinary `f_grad`, which
 //! differentiable code cannot call. A `#[constant]` parameter's entry is
 //! the constant `ad::NoTangent`.
 
 use std::collections::HashMap;
 
 use proc_macro2::Span;
+use quote::quote;
 
-use super::super::ir::{Arith, Body, Const, Function, Inst, Op, Operand, Stmt, VarId};
+use super::super::ir::{Arith, Body, CallArg, Const, Function, Inst, Op, Operand, Stmt, VarId};
 use super::branches::{self, Scope};
 use super::rules::Builder;
-use super::tangents::Tangents;
+use super::tangents::{jvp_callee, Tangents};
 
 /// Each variable's adjoint so far, where it has one.
 pub(super) type Adjoints = HashMap<VarId, Operand>;
@@ -116,6 +117,9 @@ impl Tangents<'_> {
         let Some(bar) = adjoints.get(&inst.dest).cloned() else {
             return Some(());
         };
+        if let Op::Call(..) = inst.op {
+            return self.pull_back_call(inst, bar, scopes, adjoints, out);
+        }
         // What the rules read of the instruction, under the names it has
         // where the adjoints are computed (outside the branch it is in). A
         // sum or a copy reads none.
@@ -135,6 +139,54 @@ impl Tangents<'_> {
                 continue;
             };
             self.add_adjoint(adjoints, *v, part, inst.span, out);
+        }
+        Some(())
+    }
+
+    /// `y = g(args)` with `y`'s adjoint `bar`: a variable argument's
+    /// contribution is `g_jvp`'s tangent along that argument alone, with
+    /// `bar` as its tangent (a call's tangent is linear in the tangents, as
+    /// a rule's is). The IR calls `g_jvp`, so `f_grad_vjp` calls
+    /// `g_jvp_vjp`: `g` needs `#[differentiable(nested)]`, as for `f_jvp`.
+    fn pull_back_call(
+        &mut self,
+        inst: &Inst,
+        bar: Operand,
+        scopes: &mut [Scope],
+        adjoints: &mut Adjoints,
+        out: &mut Vec<Stmt>,
+    ) -> Option<()> {
+        let (Op::Call(callee, args), span) = (&inst.op, inst.span) else {
+            return None;
+        };
+        let read: Vec<CallArg> = args
+            .iter()
+            .map(|a| CallArg {
+                operand: match &a.operand {
+                    Operand::Var(v) => Operand::Var(self.read(*v, scopes)),
+                    constant => constant.clone(),
+                },
+                ..a.clone()
+            })
+            .collect();
+        for (k, a) in args.iter().enumerate() {
+            let Operand::Var(v) = a.operand else { continue };
+            let along = |t: &mut Self, j: usize, _: &Operand| {
+                if j == k {
+                    bar.clone()
+                } else {
+                    t.constant(0.0)
+                }
+            };
+            let tangents = self.tangent_args(&read, along, out);
+            let call = Op::Call(
+                Box::new(jvp_callee((**callee).clone())),
+                read.iter().cloned().chain(tangents).collect(),
+            );
+            let pair = self.push(out, call, span);
+            let tangent = self.push(out, Op::Place(pair, quote!(.1)), span);
+            let part = self.push(out, Op::ToOwned(tangent), span);
+            self.add_adjoint(adjoints, v, part, span, out);
         }
         Some(())
     }

@@ -193,48 +193,7 @@ impl Tangents<'_> {
             self.tangent.insert(dest, None);
             return;
         }
-        let tangents: Vec<CallArg> = args
-            .iter()
-            .map(|a| {
-                let operand = match &a.operand {
-                    Operand::Var(_) => self.of_or_zero(&a.operand),
-                    // A zero, or `NoTangent` for a value of a type without
-                    // tangents, as the ordinary forward pass passes. Bound
-                    // to a name, whose type the call then fixes: the outer
-                    // passes read it again, for its own tangent.
-                    Operand::Const(_) => {
-                        let source = &a.source;
-                        self.constant_tangents += 1;
-                        let ident = format_ident!(
-                            "d_const_{}",
-                            self.constant_tangents,
-                            span = Span::mixed_site()
-                        );
-                        out.push(Stmt::Const {
-                            ident: ident.clone(),
-                            expr: quote!({
-                                use ::ad::__private::rules::{ZeroOfConstant as _, ZeroOfDifferentiable as _};
-                                ::ad::__private::rules::const_tangent(
-                                    &(&::ad::__private::rules::ZeroOf(&(#source))).zero_or_none(),
-                                )
-                            }),
-                            local: a.local,
-                        });
-                        Operand::Const(Const::opaque(quote!(#ident)))
-                    }
-                };
-                let source = match &operand {
-                    Operand::Const(c) => c.tokens.clone(),
-                    Operand::Var(_) => TokenStream::new(),
-                };
-                CallArg {
-                    operand,
-                    by_ref: false,
-                    source,
-                    local: false,
-                }
-            })
-            .collect();
+        let tangents = self.tangent_args(&args, |t, _, o| t.of_or_zero(o), out);
         let callee = Box::new(jvp_callee(*callee));
         let pair = self.push(
             out,
@@ -253,6 +212,57 @@ impl Tangents<'_> {
             }));
         }
         self.tangent.insert(dest, Some(Operand::Var(d)));
+    }
+
+    /// The tangent arguments of a call of `g_jvp`: `along(self, k, a)` for
+    /// the `k`-th argument `a` where it is a variable; for a constant, a
+    /// zero, or `NoTangent` for a value of a type without tangents, as the
+    /// ordinary forward pass passes. That is bound to a name, whose type
+    /// the call then fixes: the outer passes read it again, for its own
+    /// tangent.
+    pub(super) fn tangent_args(
+        &mut self,
+        args: &[CallArg],
+        mut along: impl FnMut(&mut Self, usize, &Operand) -> Operand,
+        out: &mut Vec<Stmt>,
+    ) -> Vec<CallArg> {
+        let mut tangents = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let operand = match &a.operand {
+                Operand::Var(_) => along(self, k, &a.operand),
+                Operand::Const(_) => {
+                    let source = &a.source;
+                    self.constant_tangents += 1;
+                    let ident = format_ident!(
+                        "d_const_{}",
+                        self.constant_tangents,
+                        span = Span::mixed_site()
+                    );
+                    out.push(Stmt::Const {
+                        ident: ident.clone(),
+                        expr: quote!({
+                            use ::ad::__private::rules::{ZeroOfConstant as _, ZeroOfDifferentiable as _};
+                            ::ad::__private::rules::const_tangent(
+                                &(&::ad::__private::rules::ZeroOf(&(#source))).zero_or_none(),
+                            )
+                        }),
+                        local: a.local,
+                    });
+                    Operand::Const(Const::opaque(quote!(#ident)))
+                }
+            };
+            let source = match &operand {
+                Operand::Const(c) => c.tokens.clone(),
+                Operand::Var(_) => TokenStream::new(),
+            };
+            tangents.push(CallArg {
+                operand,
+                by_ref: false,
+                source,
+                local: false,
+            });
+        }
+        tangents
     }
 
     /// The tangent of `op`'s result `y`, its instructions pushed to `out`;
@@ -444,7 +454,7 @@ impl Tangents<'_> {
 
 /// The callee renamed to its `_jvp` (`g` to `g_jvp`, `m::g::<T>` to
 /// `m::g_jvp::<T>`).
-fn jvp_callee(callee: Callee) -> Callee {
+pub(super) fn jvp_callee(callee: Callee) -> Callee {
     let renamed = |ident: &Ident| format_ident!("{}_jvp", ident, span = ident.span());
     match callee {
         Callee::Path(mut path) => {
