@@ -581,3 +581,97 @@ fn reverse_over_reverse_through_calls() {
         );
     }
 }
+
+/// Loops in a `_grad` written as IR: a `for` with an inactive value per
+/// iteration, a branch on an active value and `continue`, then a `while`
+/// with its own counter and a `break` on an active value.
+#[differentiable(nested)]
+fn iterated(x: f64, y: f64, #[constant] n: usize) -> f64 {
+    let mut acc = x;
+    for i in 0..n {
+        if i == 1 {
+            continue;
+        }
+        let c = i as f64 * 0.1;
+        let q = (acc * c).sin();
+        acc = if acc > y { acc * q + y } else { acc + q * y };
+    }
+    let mut s = y;
+    let mut k = 0;
+    while k < n {
+        k += 1;
+        s = s * 0.5 + acc.cos() * x;
+        if s.abs() > 3.0 {
+            break;
+        }
+    }
+    acc * s
+}
+
+#[test]
+fn reverse_over_reverse_through_loops() {
+    for n in [0, 1, 4, 9] {
+        for point in [(0.7, 0.3), (1.2, 2.0)] {
+            assert_second_order_of!(
+                &format!("iterated {n}"),
+                point,
+                n,
+                iterated,
+                iterated_grad,
+                iterated_grad_vjp,
+                iterated_grad_jvp
+            );
+        }
+    }
+}
+
+/// The functions of `control_flow_differentiated_twice`, whose `_grad`s
+/// are IR too: their gradients, and `H v` through them.
+#[test]
+fn reverse_over_reverse_of_control_flow() {
+    for n in [0, 3] {
+        assert_second_order_of!(
+            &format!("wave {n}"),
+            (0.3, 0.45),
+            n,
+            wave,
+            wave_grad,
+            wave_grad_vjp,
+            wave_grad_jvp
+        );
+    }
+    for x in [0.4, 1.2, 2.5] {
+        let n = 8;
+        let (value, (gx, NoTangent)) = damped_grad(x, n);
+        assert_eq!(value, damped(x, n));
+        assert_close("damped", gx, central(|x| damped(x, n), x));
+        let (_, pullback) = damped_grad_vjp(x, n);
+        let (h, NoTangent) = pullback((0.0, (1.0, NoTangent)));
+        assert_close("damped H", h, central(|x| damped_grad(x, n).1 .0, x));
+        let (_, (_, (d, NoTangent))) = damped_grad_jvp(x, n, 1.0, NoTangent);
+        assert_close(
+            "damped H forward",
+            d,
+            central(|x| damped_grad(x, n).1 .0, x),
+        );
+
+        let (value, (gx,)) = halved_grad(x);
+        assert_eq!(value, halved(x));
+        assert_close("halved", gx, central(halved, x));
+        let (h,) = halved_grad_vjp(x).1((0.0, (1.0,)));
+        assert_close("halved H", h, central(|x| halved_grad(x).1 .0, x));
+
+        let y = 0.7;
+        let (value, (gx, gy)) = early_grad(x, y);
+        assert_eq!(value, early(x, y));
+        assert_close("early x", gx, central(|x| early(x, y), x));
+        assert_close("early y", gy, central(|y| early(x, y), y));
+    }
+    let x = 0.8_f32;
+    let (value, (gx,)) = skipping_grad(x);
+    assert_eq!(value, skipping(x));
+    // d/dx of (1 + x² + x³) / 2.
+    assert!((gx - (x + 1.5 * x * x)).abs() < 1e-5, "{gx}");
+    let (h,) = skipping_grad_vjp(x).1((0.0, (1.0,)));
+    assert!((h - (1.0 + 3.0 * x)).abs() < 1e-4, "{h}");
+}

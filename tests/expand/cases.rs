@@ -1103,6 +1103,21 @@ snapshot!(nested_gradient_through_a_branch, [nested],
     }
 );
 
+// `f_grad` as IR through a loop: the loop records each iteration's
+// inactive values (`i`, `c1`) and tapes the values the adjoints read
+// (`acc`, `q`); a second loop over the iterations in reverse reads them
+// back and carries the adjoints of `acc` and of `y`.
+snapshot!(nested_gradient_through_a_loop, [nested],
+    fn f(x: f64, y: f64, #[constant] n: usize) -> f64 {
+        let mut acc = x;
+        for i in 0..n {
+            let q = acc.sin();
+            acc = acc * q + y * (i as f64);
+        }
+        acc * y
+    }
+);
+
 // `to_vec` and `extend` on a `Vec` local: the items collected by a loop of
 // pushes, then more pushed by another.
 snapshot!(vec_from_to_vec_and_extend, [reverse],

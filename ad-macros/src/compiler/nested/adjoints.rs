@@ -9,8 +9,9 @@
 //! partial times a scalar adjoint is the same product either way. So the
 //! adjoints reuse the forward rules, kinks and all.
 //!
-//! Scalar bodies of instructions, `if`s (`branches.rs`) and calls of
-//! `#[differentiable(nested)]` functions; no loops. For any other body `nested` keeps the ordinary `f_grad`, which
+//! Scalar bodies of instructions, `if`s (`branches.rs`), loops at the
+//! top level (`loops.rs`) and calls of `#[differentiable(nested)]`
+//! functions. For any other body `nested` keeps the ordinary `f_grad`, which
 //! differentiable code cannot call. A `#[constant]` parameter's entry is
 //! the constant `ad::NoTangent`.
 
@@ -21,7 +22,7 @@ use quote::quote;
 
 use super::super::ir::{Arith, Body, CallArg, Const, Function, Inst, Op, Operand, Stmt, VarId};
 use super::branches::{self, Scope};
-use super::rules::Builder;
+use super::rules::{self, Builder};
 use super::tangents::{jvp_callee, Tangents};
 
 /// Each variable's adjoint so far, where it has one.
@@ -42,9 +43,7 @@ impl Tangents<'_> {
             ..
         } = f;
         let Body { mut stmts, result } = body;
-        if !branches::replayable(&stmts) {
-            return None;
-        }
+        self.touched = branches::covered(&stmts)?;
         branches::bind_conditions(&mut stmts);
         let mut adjoints = Adjoints::new();
         if let Operand::Var(r) = &result {
@@ -84,20 +83,26 @@ impl Tangents<'_> {
     }
 
     /// The adjoints of `stmts`, last statement first, pushed to `out`.
-    /// `scopes` are the branches `stmts` sit in, innermost last: what the
-    /// adjoints read of a branch's values leaves it through a phi. An `if`
-    /// may gain such phis, hence `&mut`.
+    /// `scopes` are the branches or the loop `stmts` sit in, innermost
+    /// last: what the adjoints read of a branch's values leaves it through
+    /// a phi, of a loop's through a tape. An `if` may gain such phis and a
+    /// loop tapes (and statements before it), hence `&mut`.
     pub(super) fn pull_back_stmts(
         &mut self,
-        stmts: &mut [Stmt],
+        stmts: &mut Vec<Stmt>,
         scopes: &mut Vec<Scope>,
         adjoints: &mut Adjoints,
         out: &mut Vec<Stmt>,
     ) -> Option<()> {
-        for stmt in stmts.iter_mut().rev() {
-            match stmt {
+        for at in (0..stmts.len()).rev() {
+            match &mut stmts[at] {
                 Stmt::Inst(inst) => self.pull_back(inst, scopes, adjoints, out)?,
                 Stmt::If(i) => self.pull_back_branch(i, scopes, adjoints, out)?,
+                // `covered` admits loops at the top level only.
+                Stmt::Loop(l) if scopes.is_empty() => {
+                    let before = self.pull_back_loop(l, adjoints, out)?;
+                    stmts.splice(at..at, before);
+                }
                 Stmt::Loop(_) => return None,
                 Stmt::Verbatim(_) | Stmt::Const { .. } | Stmt::InactiveLet { .. } => {}
             }
@@ -120,15 +125,18 @@ impl Tangents<'_> {
         if let Op::Call(..) = inst.op {
             return self.pull_back_call(inst, bar, scopes, adjoints, out);
         }
-        // What the rules read of the instruction, under the names it has
-        // where the adjoints are computed (outside the branch it is in). A
-        // sum or a copy reads none.
-        let read;
-        let (op, y) = if adds_or_copies(&inst.op) {
-            (&inst.op, inst.dest)
-        } else {
-            read = self.as_read(&inst.op, scopes)?;
-            (&read, self.read(inst.dest, scopes))
+        // What the rule reads of the instruction, under the names it has
+        // where the adjoints are computed (outside the branch or loop it
+        // is in): a branch or a loop exports only what is read.
+        let (operands, result) = rules::reads(&inst.op)?;
+        let read = match operands {
+            true => Some(self.as_read(&inst.op, scopes)?),
+            false => None,
+        };
+        let op = read.as_ref().unwrap_or(&inst.op);
+        let y = match result {
+            true => self.read(inst.dest, scopes),
+            false => inst.dest,
         };
         let operands = inst.op.operands();
         for (pos, operand) in operands.iter().enumerate() {
@@ -210,9 +218,8 @@ impl Tangents<'_> {
         adjoints.extend(sum.map(|s| (v, s)));
     }
 
-    /// `op` with each variable under the name the adjoints read it by,
-    /// for an operation whose rule reads its operands; `None` for any
-    /// other.
+    /// `op` with each variable under the name the adjoints read it by;
+    /// `None` for an operation whose rule reads no operand.
     fn as_read(&mut self, op: &Op, scopes: &mut [Scope]) -> Option<Op> {
         let mut r = |o: &Operand| match o {
             Operand::Var(v) => Operand::Var(self.read(*v, scopes)),
@@ -227,13 +234,4 @@ impl Tangents<'_> {
             _ => return None,
         })
     }
-}
-
-/// A sum, a difference, a negation or a copy: their rules read no value,
-/// so a branch need not export their operands.
-fn adds_or_copies(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Arith(Arith::Add | Arith::Sub, ..) | Op::Neg(_) | Op::View(_) | Op::ToOwned(_)
-    )
 }

@@ -10,8 +10,9 @@
 //!
 //! The condition is bound to a name first, so both `if`s take the same
 //! branch. A branch's inactive `let`s run again in the second `if`, where
-//! the adjoints may read them; a body that also runs other inactive code
-//! (which might change what they read) is not covered.
+//! the adjoints may read them; where one reads a name other inactive code
+//! touches (`n += 1;`, which might have changed it), the body is not
+//! covered.
 
 use std::collections::{HashMap, HashSet};
 
@@ -23,16 +24,22 @@ use super::super::scan;
 use super::adjoints::Adjoints;
 use super::tangents::Tangents;
 
-/// A branch the adjoints are computed in, as seen from there.
+/// A branch or a loop body the adjoints are computed in, as seen from
+/// there.
 pub(super) struct Scope {
-    /// The variables the branch makes at its own level (not in `if`s
-    /// inside it, which carry theirs out through phis).
-    defined: HashSet<VarId>,
-    /// Each of them the adjoints read, and the phi of the branch's `if`
-    /// that carries it out.
-    exports: HashMap<VarId, VarId>,
-    /// The phis of `exports` the `if` does not have yet.
-    added: Vec<(VarId, VarId)>,
+    /// The variables the branch or body makes at its own level (not in
+    /// `if`s inside it, which carry theirs out through phis).
+    pub(super) defined: HashSet<VarId>,
+    /// Each of them the adjoints read, and what carries it out: a phi of
+    /// the branch's `if`, or the item of the loop's tape that the reverse
+    /// loop reads.
+    pub(super) exports: HashMap<VarId, VarId>,
+    /// The `exports` that the `if` has no phi for yet, or that have no
+    /// tape yet.
+    pub(super) added: Vec<(VarId, VarId)>,
+    /// Every variable the branch or body makes, at any depth: what the
+    /// code after it cannot name.
+    pub(super) hidden: HashSet<VarId>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -91,12 +98,13 @@ impl Tangents<'_> {
             .collect();
         let mut arms = Vec::new();
         for (arm, stmts) in [(Arm::Then, &mut *then), (Arm::Else, &mut *els)] {
-            let mut code = self.replayed(stmts, &inside)?;
+            let mut code = self.replayed(stmts, &inside, scopes)?;
             let mut arm_adjoints = adjoints.clone();
             let mut scope = Scope {
                 defined: made_at(stmts),
                 exports: HashMap::new(),
                 added: Vec::new(),
+                hidden: inside.clone(),
             };
             for (phi, (_, bar)) in phis.iter().zip(&results) {
                 let Operand::Var(v) = arm.of(phi) else {
@@ -147,13 +155,19 @@ impl Tangents<'_> {
     }
 
     /// A branch's inactive `let`s and constants, again, for the second
-    /// `if`; `None` when one reads a value the branch computes (which the
-    /// second `if` has under another name).
-    fn replayed(&self, stmts: &[Stmt], inside: &HashSet<VarId>) -> Option<Vec<Stmt>> {
-        let names: HashSet<String> = inside
-            .iter()
-            .map(|v| self.vars[v.0].ident.to_string())
-            .collect();
+    /// `if`; `None` when one reads a value the branch or a branch or loop
+    /// around it computes (which the second `if` has under another name),
+    /// or a name other inactive code touches (which may have changed
+    /// since).
+    fn replayed(
+        &self,
+        stmts: &[Stmt],
+        inside: &HashSet<VarId>,
+        scopes: &[Scope],
+    ) -> Option<Vec<Stmt>> {
+        let hidden = scopes.iter().flat_map(|s| &s.hidden).chain(inside);
+        let mut names: HashSet<String> = hidden.map(|v| self.vars[v.0].ident.to_string()).collect();
+        names.extend(self.touched.iter().cloned());
         let mut out = Vec::new();
         for stmt in stmts {
             let again = match stmt {
@@ -232,28 +246,43 @@ impl Arm {
     }
 }
 
-/// Whether the pass covers the body: no loops, no `if let` that binds
-/// names, and no other
-/// inactive code beside `if`s, whose branches' `let`s run twice.
-pub(super) fn replayable(stmts: &[Stmt]) -> bool {
-    fn walk(stmts: &[Stmt], ifs: &mut bool, verbatim: &mut bool) -> bool {
-        stmts.iter().all(|stmt| match stmt {
-            Stmt::Loop(_) => false,
-            Stmt::Verbatim(_) => {
-                *verbatim = true;
-                true
+/// The names the body's other inactive statements (`n += 1;`) read or
+/// write, which a `let` run again must not read; `None` where the pass
+/// does not cover the body: a loop inside a branch or another loop, or an
+/// `if let` that binds names.
+pub(super) fn covered(stmts: &[Stmt]) -> Option<HashSet<String>> {
+    fn walk(stmts: &[Stmt], top: bool, names: &mut HashSet<String>) -> Option<()> {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Loop(l) if top => walk(&l.body, false, names)?,
+                Stmt::Loop(_) => return None,
+                Stmt::Verbatim(tokens) => idents(tokens, names),
+                Stmt::If(i) => {
+                    tested(&i.cond)?;
+                    walk(&i.then, false, names)?;
+                    walk(&i.els, false, names)?;
+                }
+                _ => {}
             }
-            Stmt::If(i) => {
-                *ifs = true;
-                tested(&i.cond).is_some()
-                    && walk(&i.then, ifs, verbatim)
-                    && walk(&i.els, ifs, verbatim)
-            }
-            _ => true,
-        })
+        }
+        Some(())
     }
-    let (mut ifs, mut verbatim) = (false, false);
-    walk(stmts, &mut ifs, &mut verbatim) && !(ifs && verbatim)
+    let mut names = HashSet::new();
+    walk(stmts, true, &mut names)?;
+    Some(names)
+}
+
+/// Every identifier in `tokens`, into `out`.
+fn idents(tokens: &TokenStream, out: &mut HashSet<String>) {
+    for t in tokens.clone() {
+        match t {
+            TokenTree::Ident(i) => {
+                out.insert(i.to_string());
+            }
+            TokenTree::Group(g) => idents(&g.stream(), out),
+            _ => {}
+        }
+    }
 }
 
 /// An `if`'s condition as a `bool`: itself, or `matches!(s, P)` for a
@@ -268,34 +297,56 @@ fn tested(cond: &TokenStream) -> Option<TokenStream> {
         .then(|| quote!(::core::matches!(#expr, #pat)))
 }
 
-/// Each `if`'s condition bound to a name just before it, which the `if`
-/// then tests, so that the second `if` tests the same value.
+/// Each `if`'s condition bound to a name, which the `if` then tests, so
+/// that the second `if` tests the same value: `let branch_1: bool = c;`
+/// just before an `if` at the top of the body or of a loop's body (which
+/// records it per iteration), and for an `if` inside a branch a `let mut
+/// branch_2 = false;` there that the branch sets (`branch_2 = c;`), so
+/// that the second `if` finds it set without evaluating `c` again.
 pub(super) fn bind_conditions(stmts: &mut Vec<Stmt>) {
-    fn walk(stmts: &mut Vec<Stmt>, count: &mut usize) {
-        for mut stmt in std::mem::take(stmts) {
-            if let Stmt::If(i) = &mut stmt {
-                walk(&mut i.then, count);
-                walk(&mut i.els, count);
+    bind_level(stmts, &mut 0);
+}
+
+/// A block the names are declared in: the body's top or a loop's body.
+fn bind_level(stmts: &mut Vec<Stmt>, count: &mut usize) {
+    let mut declared = Vec::new();
+    bind(stmts, true, &mut declared, count);
+    stmts.splice(0..0, declared);
+}
+
+fn bind(stmts: &mut Vec<Stmt>, level: bool, declared: &mut Vec<Stmt>, count: &mut usize) {
+    for mut stmt in std::mem::take(stmts) {
+        match &mut stmt {
+            Stmt::Loop(l) => bind_level(&mut l.body, count),
+            Stmt::If(i) => {
+                bind(&mut i.then, false, declared, count);
+                bind(&mut i.els, false, declared, count);
                 *count += 1;
                 let name = format_ident!("branch_{}", count, span = Span::mixed_site());
                 let written = std::mem::replace(&mut i.cond, quote!(#name));
-                // `replayable` has checked that there is a `bool`.
+                // `covered` has checked that there is a `bool`.
                 let cond = tested(&written).unwrap_or(written);
-                stmts.push(Stmt::InactiveLet {
-                    tokens: quote!(let #name: bool = #cond;),
-                    names: vec![name],
+                let bound = |tokens| Stmt::InactiveLet {
+                    tokens,
+                    names: vec![name.clone()],
                     views: Vec::new(),
-                });
+                };
+                if level {
+                    stmts.push(bound(quote!(let #name: bool = #cond;)));
+                } else {
+                    declared.push(bound(quote!(let mut #name: bool = false;)));
+                    stmts.push(Stmt::Verbatim(quote!(#name = #cond;)));
+                }
             }
-            stmts.push(stmt);
+            _ => {}
         }
+        stmts.push(stmt);
     }
-    walk(stmts, &mut 0);
 }
 
 /// The variables `stmts` make at their own level: instructions' results
 /// and the phis of their `if`s.
-fn made_at(stmts: &[Stmt]) -> HashSet<VarId> {
+pub(super) fn made_at(stmts: &[Stmt]) -> HashSet<VarId> {
     let mut out = HashSet::new();
     for stmt in stmts {
         match stmt {
@@ -310,7 +361,7 @@ fn made_at(stmts: &[Stmt]) -> HashSet<VarId> {
 }
 
 /// Every variable `stmts` make, in branches inside them too.
-fn made_in(stmts: &[Stmt], out: &mut HashSet<VarId>) {
+pub(super) fn made_in(stmts: &[Stmt], out: &mut HashSet<VarId>) {
     for stmt in stmts {
         match stmt {
             Stmt::Inst(inst) => {
@@ -327,7 +378,7 @@ fn made_in(stmts: &[Stmt], out: &mut HashSet<VarId>) {
 }
 
 /// Whether two adjoints are the same value (both absent, or one operand).
-fn same(a: Option<&Operand>, b: Option<&Operand>) -> bool {
+pub(super) fn same(a: Option<&Operand>, b: Option<&Operand>) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(Operand::Var(x)), Some(Operand::Var(y))) => x == y,

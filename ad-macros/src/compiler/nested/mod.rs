@@ -14,15 +14,17 @@
 //! A call `g(args)` becomes a call of `g_jvp`, whose own derivatives the
 //! outer passes then call: `g` needs `#[differentiable(nested)]` too.
 //!
-//! Where the body is scalar code and `if`s (no loops or calls), `f_grad`
-//! is written as IR too (`adjoints.rs`, `branches.rs`), and `f_grad_vjp`,
-//! `f_grad_jvp` emitted from it: reverse or forward mode over reverse mode.
+//! `f_grad` is written as IR too (`adjoints.rs`; `branches.rs` for `if`s,
+//! `loops.rs` for loops), and `f_grad_vjp`, `f_grad_jvp` emitted from it:
+//! reverse or forward mode over reverse mode. A body it does not cover
+//! keeps the ordinary `f_grad`.
 //!
 //! Scalar code only for now: the active parameters and the result are
 //! floats; arrays, tuples and closures are reported.
 
 mod adjoints;
 mod branches;
+mod loops;
 mod rules;
 mod tangents;
 

@@ -8,6 +8,27 @@ use quote::{format_ident, quote};
 use super::super::ir::{Arith, Const, If, Op, Operand, Phi, Stmt};
 use super::tangents::Tangents;
 
+/// Whether the tangent rule of `op` reads its operands and whether it
+/// reads its result (`exp`'s reads only the result, a sum's neither);
+/// `None` for an operation whose adjoint `adjoints.rs` does not write.
+/// Keep in step with the rules below.
+pub(super) fn reads(op: &Op) -> Option<(bool, bool)> {
+    Some(match op {
+        Op::Arith(Arith::Add | Arith::Sub, ..) | Op::Neg(_) | Op::View(_) | Op::ToOwned(_) => {
+            (false, false)
+        }
+        Op::Arith(Arith::Mul, ..) | Op::Powi(..) | Op::MulAdd(..) => (true, false),
+        Op::Arith(Arith::Div, ..) => (true, true),
+        Op::Unary(name, _) => match *name {
+            "tan" | "tanh" | "exp" | "exp2" | "exp_m1" | "sqrt" | "cbrt" | "recip" => (false, true),
+            "to_degrees" | "to_radians" => (false, false),
+            _ => (true, false),
+        },
+        Op::Binary(name, ..) => (true, matches!(*name, "powf" | "hypot" | "log")),
+        _ => return None,
+    })
+}
+
 /// Pushes the instructions of one tangent rule.
 pub(super) struct Builder<'b, 'a> {
     pub(super) t: &'b mut Tangents<'a>,

@@ -2,7 +2,7 @@
 //! its tangent's instructions, branches and loops carrying each variable's
 //! tangent beside it, calls turned into calls of the callee's `_jvp`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -23,6 +23,11 @@ pub(super) struct Tangents<'a> {
     /// The zero tangents of constant call arguments bound so far, which
     /// numbers their names.
     constant_tangents: usize,
+    /// The names inactive statements of the body touch (`adjoints.rs`).
+    pub(super) touched: HashSet<String>,
+    /// The loops whose adjoints `loops.rs` has written, which numbers
+    /// their records.
+    pub(super) loops: usize,
     pub(super) scalar: &'a Ident,
     pub(super) errors: &'a Errors,
 }
@@ -42,6 +47,8 @@ impl<'a> Tangents<'a> {
             vars,
             tangent: HashMap::new(),
             constant_tangents: 0,
+            touched: HashSet::new(),
+            loops: 0,
             scalar,
             errors,
         }
@@ -399,18 +406,11 @@ impl Tangents<'_> {
         })));
     }
 
-    /// The loop with each carried variable's tangent carried beside it.
-    fn looped(&mut self, l: Loop, out: &mut Vec<Stmt>) {
-        let Loop {
-            head,
-            body,
-            mut carried,
-            exit,
-        } = l;
-        // A literal start (`let mut acc = 0.0;`) is of the function's float
-        // type: in generated code nothing else may fix it before a rule
-        // reads it, and an open float literal would default to `f64`.
-        for c in &mut carried {
+    /// A literal start (`let mut acc = 0.0;`) made of the function's float
+    /// type: in generated code nothing else may fix it before a rule reads
+    /// it, and an open float literal would default to `f64`.
+    pub(super) fn type_literal_starts(&self, carried: &mut [Carried]) {
+        for c in carried {
             if let Operand::Const(k) = &c.init {
                 if k.literal {
                     let (scalar, tokens) = (self.scalar, &k.tokens);
@@ -422,6 +422,17 @@ impl Tangents<'_> {
                 }
             }
         }
+    }
+
+    /// The loop with each carried variable's tangent carried beside it.
+    fn looped(&mut self, l: Loop, out: &mut Vec<Stmt>) {
+        let Loop {
+            head,
+            body,
+            mut carried,
+            exit,
+        } = l;
+        self.type_literal_starts(&mut carried);
         let inputs: Vec<VarId> = carried
             .iter()
             .map(|c| {

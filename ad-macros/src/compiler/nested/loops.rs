@@ -1,0 +1,256 @@
+//! The adjoints of a loop in `f_grad` written as IR: a second loop, over
+//! the first one's iterations in reverse, whose body pulls back one
+//! iteration of the first.
+//!
+//! Input:  `for i in 0..n { q = sin(acc); acc = acc * q + c1 }` (`c1`
+//! an inactive value of the iteration, `i as f64`)
+//! Output: before the loop, `let mut record_1 = Vec::new();` and one
+//! empty tape per value the adjoints read; in its body, `record_1.push((i,
+//! c1))` and those values pushed onto their tapes, which the loop carries
+//! (`acc` itself, and `q`); after it, `for k_1 in (0..record_1.len()).rev()
+//! { let (i, c1) = record_1[k_1].clone(); acc = acc_tape[k_1]; q =
+//! q_tape[k_1]; .. }`, which carries the adjoint of `acc` back from its
+//! last value to its first, and the adjoints of the values from before
+//! the loop that the body reads.
+//!
+//! Loops at the top level of the body only (`branches::covered`): a loop
+//! inside a branch or another loop would need its records per run.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, Span};
+use quote::{format_ident, quote};
+
+use super::super::ir::{Carried, Const, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
+use super::adjoints::Adjoints;
+use super::branches::{made_at, made_in, same, Scope};
+use super::tangents::Tangents;
+
+impl Tangents<'_> {
+    /// The reverse loop of `l`, and after it the adjoints of the carried
+    /// values' starts, pushed to `out`; `l` gains its record and tapes.
+    /// Returns the statements to put before `l` (the empty record and
+    /// tapes); `None` where the body is outside what the pass covers.
+    pub(super) fn pull_back_loop(
+        &mut self,
+        l: &mut Loop,
+        adjoints: &mut Adjoints,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Vec<Stmt>> {
+        self.type_literal_starts(&mut l.carried);
+        self.loops += 1;
+        let site = Span::mixed_site();
+        let record = format_ident!("record_{}", self.loops, span = site);
+        let k = format_ident!("k_{}", self.loops, span = site);
+        let names = iteration_names(l)?;
+        let mut inside = HashSet::new();
+        made_in(&l.body, &mut inside);
+        inside.extend(l.carried.iter().map(|c| c.input));
+
+        // The adjoints the reverse loop carries: of each carried value
+        // (from its next value back to its input), and of each value from
+        // before the loop that the body reads.
+        let mut body_adjoints = Adjoints::new();
+        let mut code = Vec::new();
+        let carried_adjoints: Vec<VarId> = l.carried.iter().map(|_| self.temp(site)).collect();
+        let outer = self.outer_reads(l, &inside);
+        let outer_adjoints: Vec<(VarId, VarId)> = outer
+            .into_iter()
+            .map(|w| {
+                let input = self.temp(site);
+                body_adjoints.insert(w, Operand::Var(input));
+                (w, input)
+            })
+            .collect();
+        for (c, bar) in l.carried.iter().zip(&carried_adjoints) {
+            if let Operand::Var(next) = c.next {
+                self.add_adjoint(
+                    &mut body_adjoints,
+                    next,
+                    Operand::Var(*bar),
+                    site,
+                    &mut code,
+                );
+            }
+        }
+        let original = l.carried.len();
+        let mut defined = made_at(&l.body);
+        defined.extend(l.carried.iter().map(|c| c.input));
+        let mut scopes = vec![Scope {
+            defined,
+            exports: Default::default(),
+            added: Vec::new(),
+            hidden: inside.clone(),
+        }];
+        self.pull_back_stmts(&mut l.body, &mut scopes, &mut body_adjoints, &mut code)?;
+        let scope = scopes.pop()?;
+
+        // The first loop records its iterations' inactive values and tapes
+        // the values the adjoints read; the second reads them back.
+        let mut before = vec![empty_list(&record)];
+        let mut reverse_body = Vec::new();
+        if !names.is_empty() {
+            reverse_body.push(Stmt::InactiveLet {
+                tokens: quote!(let (#(#names,)*) = ::core::clone::Clone::clone(&#record[#k]);),
+                names: names.clone(),
+                views: Vec::new(),
+            });
+        }
+        for (value, read) in scope.added {
+            let tape = format_ident!("tape_{}", read.0, span = site);
+            before.push(empty_list(&tape));
+            let (input, pushed, output) = (self.temp(site), self.temp(site), self.temp(site));
+            l.body.push(inst(
+                pushed,
+                Op::Push(Operand::Var(input), Operand::Var(value)),
+            ));
+            l.carried.push(Carried {
+                input,
+                init: Operand::Const(Const::opaque(quote!(#tape))),
+                next: Operand::Var(pushed),
+                output,
+            });
+            let index = Const::opaque(quote!(#k));
+            reverse_body.push(inst(read, Op::Item(Operand::Var(output), index)));
+        }
+        l.body.push(Stmt::Verbatim(
+            quote!(#record.push(::core::clone::Clone::clone(&(#(#names,)*)));),
+        ));
+        reverse_body.extend(code);
+
+        let mut carried = Vec::new();
+        for (w, input) in outer_adjoints {
+            let next = body_adjoints.get(&w);
+            if same(next, Some(&Operand::Var(input))) {
+                continue;
+            }
+            let output = self.temp(site);
+            carried.push(Carried {
+                input,
+                init: adjoints
+                    .get(&w)
+                    .cloned()
+                    .unwrap_or_else(|| self.constant(0.0)),
+                next: next.cloned().unwrap_or_else(|| self.constant(0.0)),
+                output,
+            });
+            adjoints.insert(w, Operand::Var(output));
+        }
+        let mut starts = Vec::new();
+        for (c, input) in l.carried[..original].iter().zip(carried_adjoints) {
+            let output = self.temp(site);
+            carried.push(Carried {
+                input,
+                init: adjoints
+                    .remove(&c.output)
+                    .unwrap_or_else(|| self.constant(0.0)),
+                next: body_adjoints
+                    .get(&c.input)
+                    .cloned()
+                    .unwrap_or_else(|| self.constant(0.0)),
+                output,
+            });
+            if let Operand::Var(start) = c.init {
+                starts.push((start, output));
+            }
+        }
+        out.push(Stmt::Loop(Box::new(Loop {
+            head: LoopHead::For {
+                pat: quote!(#k),
+                names: vec![k.clone()],
+                iter: quote!((0..#record.len()).rev()),
+                exact: true,
+                borrows_local: false,
+            },
+            body: reverse_body,
+            carried,
+            exit: None,
+        })));
+        for (start, bar) in starts {
+            self.add_adjoint(adjoints, start, Operand::Var(bar), site, out);
+        }
+        Some(before)
+    }
+
+    /// The variables from before the loop that its body or its carried
+    /// values read, in order.
+    fn outer_reads(&self, l: &Loop, inside: &HashSet<VarId>) -> Vec<VarId> {
+        fn walk(stmts: &[Stmt], out: &mut Vec<VarId>) {
+            for stmt in stmts {
+                match stmt {
+                    Stmt::Inst(i) => out.extend(i.op.var_operands()),
+                    Stmt::If(i) => {
+                        walk(&i.then, out);
+                        walk(&i.els, out);
+                        for p in &i.phis {
+                            out.extend(vars(&[&p.then, &p.els]));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut reads = Vec::new();
+        walk(&l.body, &mut reads);
+        reads.extend(l.carried.iter().flat_map(|c| vars(&[&c.next])));
+        reads.retain(|v| !inside.contains(v));
+        reads.sort();
+        reads.dedup();
+        reads
+    }
+}
+
+/// The inactive values an iteration binds at the body's level, which the
+/// reverse loop reads back from the record: the loop pattern's names, the
+/// body's inactive `let`s and constants. `None` for a `let` that views
+/// an array.
+fn iteration_names(l: &Loop) -> Option<Vec<Ident>> {
+    let mut names = match &l.head {
+        LoopHead::For { names, .. } => names.clone(),
+        LoopHead::While { .. } => Vec::new(),
+    };
+    for stmt in &l.body {
+        match stmt {
+            Stmt::InactiveLet {
+                names: bound,
+                views,
+                ..
+            } => {
+                if !views.is_empty() {
+                    return None;
+                }
+                names.extend(bound.iter().cloned());
+            }
+            Stmt::Const { ident, .. } => names.push(ident.clone()),
+            _ => {}
+        }
+    }
+    Some(names)
+}
+
+fn empty_list(name: &Ident) -> Stmt {
+    Stmt::InactiveLet {
+        tokens: quote!(let mut #name = ::std::vec::Vec::new();),
+        names: vec![name.clone()],
+        views: Vec::new(),
+    }
+}
+
+fn inst(dest: VarId, op: Op) -> Stmt {
+    Stmt::Inst(Inst {
+        dest,
+        op,
+        span: Span::call_site(),
+        ty: None,
+    })
+}
+
+fn vars(operands: &[&Operand]) -> Vec<VarId> {
+    operands
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Var(v) => Some(*v),
+            Operand::Const(_) => None,
+        })
+        .collect()
+}
