@@ -1,8 +1,9 @@
 //! Hessian-vector products of a scalar function of two variables (the
 //! potential of two charges, GradBench `particle`'s): reverse over forward
-//! by `#[differentiable(nested)]` (`potential_jvp_vjp`), forward over
-//! reverse by the generic `potential_vjp` on `ad::Dual`s, and the
-//! hand-written Hessian; the primal and the gradient for scale.
+//! and reverse over reverse by `#[differentiable(nested)]`
+//! (`potential_jvp_vjp`, `potential_grad_vjp`), forward over reverse by
+//! the generic `potential_vjp` on `ad::Dual`s, and the hand-written
+//! Hessian; the primal and the gradient for scale.
 //!
 //! `cargo bench --bench nested`; the table is printed at the end and written
 //! to its section of `docs/benchmarks.md`.
@@ -17,7 +18,10 @@ mod sections;
 use std::hint::black_box;
 
 use ad::{Dual, NoTangent};
-use charges::{potential, potential_grad, potential_hvp_by_hand, potential_jvp_vjp, potential_vjp};
+use charges::{
+    potential, potential_grad, potential_grad_vjp, potential_hvp_by_hand, potential_jvp_vjp,
+    potential_vjp,
+};
 use common::mean_ns;
 use criterion::Criterion;
 
@@ -27,6 +31,12 @@ const DIRECTION: (f64, f64) = (0.4, -1.3);
 fn by_nested((x0, x1, w): (f64, f64, f64), (v0, v1): (f64, f64)) -> (f64, f64) {
     let (_, pullback) = potential_jvp_vjp(x0, x1, w, v0, v1, NoTangent);
     let (h0, h1, ..) = pullback((0.0, 1.0));
+    (h0, h1)
+}
+
+fn by_gradient((x0, x1, w): (f64, f64, f64), (v0, v1): (f64, f64)) -> (f64, f64) {
+    let (_, pullback) = potential_grad_vjp(x0, x1, w);
+    let (h0, h1, NoTangent) = pullback((0.0, (v0, v1, NoTangent)));
     (h0, h1)
 }
 
@@ -41,12 +51,13 @@ fn by_hand((x0, x1, w): (f64, f64, f64), v: (f64, f64)) -> (f64, f64) {
 }
 
 fn bench(c: &mut Criterion) {
-    let (nested, duals, hand) = (
+    let (nested, gradient, duals, hand) = (
         by_nested(POINT, DIRECTION),
+        by_gradient(POINT, DIRECTION),
         by_duals(POINT, DIRECTION),
         by_hand(POINT, DIRECTION),
     );
-    for (got, what) in [(nested, "nested"), (duals, "duals")] {
+    for (got, what) in [(nested, "nested"), (gradient, "gradient"), (duals, "duals")] {
         assert!(
             (got.0 - hand.0).abs() + (got.1 - hand.1).abs() < 1e-12,
             "{what}: {got:?} against {hand:?}"
@@ -62,6 +73,9 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("reverse-over-forward", |b| {
         b.iter(|| by_nested(black_box(POINT), DIRECTION))
+    });
+    group.bench_function("reverse-over-reverse", |b| {
+        b.iter(|| by_gradient(black_box(POINT), DIRECTION))
     });
     group.bench_function("forward-over-reverse", |b| {
         b.iter(|| by_duals(black_box(POINT), DIRECTION))
@@ -82,6 +96,7 @@ fn summary() {
         String::from("| Hessian-vector product | mean | / hand-written |\n|---|---:|---:|\n");
     for name in [
         "reverse-over-forward",
+        "reverse-over-reverse",
         "forward-over-reverse",
         "hand-written",
     ] {
@@ -97,12 +112,13 @@ fn summary() {
          A Hessian-vector product of the potential of two charges (two inputs),\n\
          written by `cargo bench --bench nested`: reverse over forward is the\n\
          `f_jvp_vjp` of `#[differentiable(nested)]`, pulled back from the\n\
-         tangent; forward over reverse is the generic `f_vjp` run on\n\
+         tangent; reverse over reverse its `f_grad_vjp`, pulled back from the\n\
+         gradient's cotangent; forward over reverse is the generic `f_vjp` run on\n\
          `ad::Dual`s; hand-written is the closed-form Hessian times the\n\
          direction. Criterion means on one thread; the primal takes {:.1} ns and\n\
          the gradient (`f_grad`) {:.1} ns. Reverse over forward also returns the\n\
          adjoints of the tangent inputs (the gradient) and carries the\n\
-         cotangent of `f_jvp`'s value, so it is the slower of the two here; it\n\
+         cotangent of `f_jvp`'s value, so it is the slowest here; it\n\
          is the mode that lets reverse-mode code call a generated `_jvp`.\n\n{table}",
         ns("primal"),
         ns("gradient")
