@@ -4,21 +4,21 @@
 //!
 //! Input:  `for i in 0..n { q = sin(acc); acc = acc * q + c1 }` (`c1`
 //! an inactive value of the iteration, `i as f64`)
-//! Output: before the loop, `let mut record_1 = Vec::new();` and one
-//! empty tape per value the adjoints read; in its body, `record_1.push((i,
-//! c1))` and those values pushed onto their tapes, which the loop carries
-//! (`acc` itself, and `q`); after it, `for k_1 in (0..record_1.len()).rev()
-//! { let (i, c1) = record_1[k_1].clone(); acc = acc_tape[k_1]; q =
-//! q_tape[k_1]; .. }`, which carries the adjoint of `acc` back from its
-//! last value to its first, and the adjoints of the values from before
-//! the loop that the body reads.
+//! Output: before the loop, an empty record and an empty tape (sized
+//! from the range's length); in its body, `record_1.push((i, c1))` and
+//! the values the adjoints read pushed onto the tape, which the loop
+//! carries (`acc` itself, and `q`: two per iteration); after it, `for k_1
+//! in (0..record_1.len()).rev() { let (i, c1) = record_1[k_1].clone(); acc
+//! = tape[2 * k_1]; q = tape[2 * k_1 + 1]; .. }`, which carries the
+//! adjoint of `acc` back from its last value to its first, and the
+//! adjoints of the values from before the loop that the body reads.
 //!
 //! Loops at the top level of the body only (`branches::covered`): a loop
 //! inside a branch or another loop would need its records per run.
 
 use std::collections::HashSet;
 
-use proc_macro2::{Ident, Span};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use super::super::ir::{Carried, Const, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
@@ -85,33 +85,63 @@ impl Tangents<'_> {
         self.pull_back_stmts(&mut l.body, &mut scopes, &mut body_adjoints, &mut code)?;
         let scope = scopes.pop()?;
 
-        // The first loop records its iterations' inactive values and tapes
-        // the values the adjoints read; the second reads them back.
-        let mut before = vec![empty_list(&record)];
+        // The first loop records its iterations' inactive values, and
+        // tapes the values the adjoints read, `m` per iteration on one
+        // tape; the second reads them back.
+        let exact = matches!(l.head, LoopHead::For { exact: true, .. });
+        let length = format_ident!("length_{}", self.loops, span = site);
+        let mut before = Vec::new();
+        if let LoopHead::For {
+            exact: true, iter, ..
+        } = &l.head
+        {
+            // A range: evaluating it once more reads nothing the loop
+            // changes.
+            before.push(inactive_let(
+                quote!(let #length = ::core::iter::Iterator::size_hint(&::core::iter::IntoIterator::into_iter(#iter)).0;),
+                &length,
+            ));
+        }
+        let sized = |per_iteration: usize| match exact {
+            true => {
+                let per_iteration = Literal::usize_unsuffixed(per_iteration);
+                quote!(::std::vec::Vec::with_capacity(#per_iteration * #length))
+            }
+            false => quote!(::std::vec::Vec::new()),
+        };
+        let empty = sized(1);
+        before.push(inactive_let(quote!(let mut #record = #empty;), &record));
         let mut reverse_body = Vec::new();
         if !names.is_empty() {
-            reverse_body.push(Stmt::InactiveLet {
-                tokens: quote!(let (#(#names,)*) = ::core::clone::Clone::clone(&#record[#k]);),
-                names: names.clone(),
-                views: Vec::new(),
-            });
-        }
-        for (value, read) in scope.added {
-            let tape = format_ident!("tape_{}", read.0, span = site);
-            before.push(empty_list(&tape));
-            let (input, pushed, output) = (self.temp(site), self.temp(site), self.temp(site));
-            l.body.push(inst(
-                pushed,
-                Op::Push(Operand::Var(input), Operand::Var(value)),
+            reverse_body.push(inactive_let_of(
+                quote!(let (#(#names,)*) = ::core::clone::Clone::clone(&#record[#k]);),
+                names.clone(),
             ));
+        }
+        let m = scope.added.len();
+        if m > 0 {
+            let tape = format_ident!("tape_{}", self.loops, span = site);
+            let empty = sized(m);
+            before.push(inactive_let(quote!(let mut #tape = #empty;), &tape));
+            let (input, output) = (self.temp(site), self.temp(site));
+            let mut list = input;
+            for (j, (value, read)) in scope.added.into_iter().enumerate() {
+                let pushed = self.temp(site);
+                l.body.push(inst(
+                    pushed,
+                    Op::Push(Operand::Var(list), Operand::Var(value)),
+                ));
+                list = pushed;
+                let (m, j) = (Literal::usize_unsuffixed(m), Literal::usize_unsuffixed(j));
+                let index = Const::opaque(quote!(#k * #m + #j));
+                reverse_body.push(inst(read, Op::Item(Operand::Var(output), index)));
+            }
             l.carried.push(Carried {
                 input,
                 init: Operand::Const(Const::opaque(quote!(#tape))),
-                next: Operand::Var(pushed),
+                next: Operand::Var(list),
                 output,
             });
-            let index = Const::opaque(quote!(#k));
-            reverse_body.push(inst(read, Op::Item(Operand::Var(output), index)));
         }
         l.body.push(Stmt::Verbatim(
             quote!(#record.push(::core::clone::Clone::clone(&(#(#names,)*)));),
@@ -228,12 +258,17 @@ fn iteration_names(l: &Loop) -> Option<Vec<Ident>> {
     Some(names)
 }
 
-fn empty_list(name: &Ident) -> Stmt {
+/// `let` of inactive values the reverse sweeps may read.
+fn inactive_let_of(tokens: TokenStream, names: Vec<Ident>) -> Stmt {
     Stmt::InactiveLet {
-        tokens: quote!(let mut #name = ::std::vec::Vec::new();),
-        names: vec![name.clone()],
+        tokens,
+        names,
         views: Vec::new(),
     }
+}
+
+fn inactive_let(tokens: TokenStream, name: &Ident) -> Stmt {
+    inactive_let_of(tokens, vec![name.clone()])
 }
 
 fn inst(dest: VarId, op: Op) -> Stmt {
