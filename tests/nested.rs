@@ -584,9 +584,13 @@ fn reverse_over_reverse_through_calls() {
 
 /// Loops in a `_grad` written as IR: a `for` with an inactive value per
 /// iteration, a branch on an active value and `continue`, then a `while`
-/// with its own counter and a `break` on an active value.
+/// with its own counter and a `break` on an active value; after an early
+/// `return`, so both sit in a branch.
 #[differentiable(nested)]
 fn iterated(x: f64, y: f64, #[constant] n: usize) -> f64 {
+    if n == 2 {
+        return x * y;
+    }
     let mut acc = x;
     for i in 0..n {
         if i == 1 {
@@ -610,7 +614,7 @@ fn iterated(x: f64, y: f64, #[constant] n: usize) -> f64 {
 
 #[test]
 fn reverse_over_reverse_through_loops() {
-    for n in [0, 1, 4, 9] {
+    for n in [0, 1, 2, 4, 9] {
         for point in [(0.7, 0.3), (1.2, 2.0)] {
             assert_second_order_of!(
                 &format!("iterated {n}"),

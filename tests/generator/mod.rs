@@ -17,9 +17,12 @@
 
 #![allow(dead_code)]
 
+pub mod nested;
+mod source;
+
 use std::fmt::Write;
 
-use ad::check::Rng;
+use source::{reads_source, Source};
 
 /// The seed and count of the committed set that CI runs.
 pub const SEED: u64 = 2026;
@@ -33,22 +36,21 @@ struct Var {
 }
 
 struct Program {
-    rng: Rng,
+    source: Source,
     scalars: Vec<Var>,
     /// Arrays, each with how to borrow it (`a` for a parameter, `&v` for a
     /// local).
     arrays: Vec<(Var, String)>,
     /// Mutable active scalars the body may reassign.
     mutable: Vec<String>,
-    lines: Vec<String>,
-    depth: usize,
-    fresh: usize,
 }
+
+reads_source!(Program);
 
 impl Program {
     fn new(seed: u64) -> Self {
         Program {
-            rng: Rng::new(seed),
+            source: Source::new(seed),
             scalars: vec![
                 Var {
                     name: "x".into(),
@@ -83,32 +85,7 @@ impl Program {
                 ),
             ],
             mutable: Vec::new(),
-            lines: Vec::new(),
-            depth: 1,
-            fresh: 0,
         }
-    }
-
-    fn pick(&mut self, n: usize) -> usize {
-        self.rng.below(n)
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        (self.rng.uniform() + 1.0) / 2.0 < p
-    }
-
-    fn name(&mut self, prefix: &str) -> String {
-        self.fresh += 1;
-        format!("{prefix}{}", self.fresh)
-    }
-
-    fn line(&mut self, text: impl AsRef<str>) {
-        let pad = "    ".repeat(self.depth + 1);
-        self.lines.push(format!("{pad}{}", text.as_ref()));
-    }
-
-    fn literal(&mut self) -> String {
-        format!("{:.2}", 0.2 + (self.rng.uniform() + 1.0) * 0.6)
     }
 
     /// An index into the arrays: the first, the last, or `k % n`.
@@ -121,7 +98,7 @@ impl Program {
     }
 
     fn array(&mut self) -> (Var, String) {
-        let i = self.pick(self.arrays.len());
+        let i = self.source.pick(self.arrays.len());
         self.arrays[i].clone()
     }
 
@@ -130,7 +107,7 @@ impl Program {
         if depth == 0 || self.chance(0.25) {
             return match self.pick(6) {
                 0..=2 => {
-                    let i = self.pick(self.scalars.len());
+                    let i = self.source.pick(self.scalars.len());
                     self.scalars[i].name.clone()
                 }
                 3 => self.literal(),
@@ -200,7 +177,7 @@ impl Program {
             6 => {
                 // A branch in the closure, each arm reading a scalar of
                 // the body.
-                let i = self.pick(self.scalars.len());
+                let i = self.source.pick(self.scalars.len());
                 let c = self.scalars[i].name.clone();
                 format!(
                     "{}.mapv(|t| if t > 0.2 {{ t * {c} }} else {{ (t - {c}).tanh() }})",
@@ -208,7 +185,7 @@ impl Program {
                 )
             }
             7 => {
-                let i = self.pick(self.scalars.len());
+                let i = self.source.pick(self.scalars.len());
                 let c = self.scalars[i].name.clone();
                 format!("{}.mapv(|t| {{ let u = t * {c}; u * u - t }})", v.name)
             }
@@ -225,7 +202,7 @@ impl Program {
             4 => format!("{}.mapv(|t| t * t * 0.5 - t)", v.name),
             _ => {
                 // The closure reads a scalar of the body, active or not.
-                let i = self.pick(self.scalars.len());
+                let i = self.source.pick(self.scalars.len());
                 let c = self.scalars[i].name.clone();
                 format!("{}.mapv(|t| (t * {c}).sin() + {c} * 0.5)", v.name)
             }
@@ -262,7 +239,7 @@ impl Program {
         if self.mutable.is_empty() {
             self.let_scalar();
         }
-        let i = self.pick(self.mutable.len());
+        let i = self.source.pick(self.mutable.len());
         self.mutable[i].clone()
     }
 
@@ -431,7 +408,7 @@ impl Program {
             0 => self.line(format!("let mut {h} = Array1::<f64>::zeros(a.len());")),
             _ => self.line(format!("let mut {h} = {u}.to_owned();")),
         }
-        let i = self.pick(self.scalars.len());
+        let i = self.source.pick(self.scalars.len());
         let c = self.scalars[i].name.clone();
         self.for_header(["0..3", "0..a.len()", "(0..a.len()).rev()"]);
         match self.pick(4) {
@@ -514,7 +491,7 @@ impl Program {
     /// is read, unchanged.
     fn shadow_in_scope(&mut self) {
         let target = self.mutable_scalar();
-        let i = self.pick(self.scalars.len());
+        let i = self.source.pick(self.scalars.len());
         let shadowed = self.scalars[i].name.clone();
         let e = self.scalar(1);
         if self.chance(0.5) {
@@ -691,7 +668,7 @@ impl Program {
         let acc = self.mutable_scalar();
         let (v, _) = self.array();
         let e = self.scalar(1);
-        let i = self.pick(self.scalars.len());
+        let i = self.source.pick(self.scalars.len());
         let outer = self.scalars[i].name.clone();
         let param = if self.chance(0.5) {
             outer.clone()
@@ -881,7 +858,7 @@ impl Program {
         let (u, w) = (u.name, w.name);
         let e = self.scalar(1);
         let (list, p) = (self.name("l"), self.name("p"));
-        let i = self.pick(self.scalars.len());
+        let i = self.source.pick(self.scalars.len());
         let c = self.scalars[i].name.clone();
         let value = match self.pick(6) {
             0 => {
@@ -1113,7 +1090,7 @@ impl Program {
             5 => {
                 let v = self.name("f");
                 self.line(format!("let mut {v} = {u}.to_owned();"));
-                let i = self.pick(self.scalars.len());
+                let i = self.source.pick(self.scalars.len());
                 let c = self.scalars[i].name.clone();
                 self.line(format!("{v}.mapv_inplace(|t| (t * {c}).tanh());"));
                 self.line(format!("{v}.scaled_add({e2}, &{u});"));
@@ -1128,7 +1105,7 @@ impl Program {
                 ));
                 // The closure reads a scalar of the body (one that reads an
                 // array is rejected).
-                let i = self.pick(self.scalars.len());
+                let i = self.source.pick(self.scalars.len());
                 let c = self.scalars[i].name.clone();
                 self.line(format!(
                     "let mut {name} = {m}.diag().mapv(|t| (t * {c}).sin()).sum() * {e1};"
@@ -1154,7 +1131,7 @@ impl Program {
                     "let {m} = {u}.view().insert_axis(ad::ndarray::Axis(1)).dot(&{w}.view().insert_axis(ad::ndarray::Axis(0)));"
                 ));
                 self.line(format!("let {d} = {m}.diag();"));
-                let i = self.pick(self.scalars.len());
+                let i = self.source.pick(self.scalars.len());
                 let c = self.scalars[i].name.clone();
                 self.line(format!(
                     "let mut {name} = {d}.mapv(|t| (t * {c}).sin()).sum() * {e1} + {d}[0] * {e2};"
@@ -1163,7 +1140,7 @@ impl Program {
             9 => {
                 let (w, w_ref) = self.array();
                 let (z, p, q) = (self.name("z"), self.name("p"), self.name("q"));
-                let i = self.pick(self.scalars.len());
+                let i = self.source.pick(self.scalars.len());
                 let c = self.scalars[i].name.clone();
                 let u_ref = if w.name == u {
                     w_ref.clone()
@@ -1297,7 +1274,7 @@ impl Program {
         let (u, e) = (u.name, self.scalar(1));
         // A closure reads a scalar variable (an expression could read an
         // array, which `mapv` closures do not capture).
-        let i = self.pick(self.scalars.len());
+        let i = self.source.pick(self.scalars.len());
         let c = self.scalars[i].name.clone();
         let (stack, p, q, top, name) = (
             self.name("stack"),

@@ -9,8 +9,8 @@
 //! partial times a scalar adjoint is the same product either way. So the
 //! adjoints reuse the forward rules, kinks and all.
 //!
-//! Scalar bodies of instructions, `if`s (`branches.rs`), loops at the
-//! top level (`loops.rs`) and calls of `#[differentiable(nested)]`
+//! Scalar bodies of instructions, `if`s (`branches.rs`), loops outside
+//! other loops (`loops.rs`) and calls of `#[differentiable(nested)]`
 //! functions. For any other body `nested` keeps the ordinary `f_grad`, which
 //! differentiable code cannot call. A `#[constant]` parameter's entry is
 //! the constant `ad::NoTangent`.
@@ -62,7 +62,8 @@ impl Tangents<'_> {
                 None => Operand::Const(Const::no_tangent()),
             })
             .collect();
-        let mut out = stmts;
+        let mut out = std::mem::take(&mut self.prologue);
+        out.extend(stmts);
         out.extend(reverse);
         let span = Span::call_site();
         let gradients = self.push(&mut out, Op::Tuple(gradients), span);
@@ -98,9 +99,9 @@ impl Tangents<'_> {
             match &mut stmts[at] {
                 Stmt::Inst(inst) => self.pull_back(inst, scopes, adjoints, out)?,
                 Stmt::If(i) => self.pull_back_branch(i, scopes, adjoints, out)?,
-                // `covered` admits loops at the top level only.
-                Stmt::Loop(l) if scopes.is_empty() => {
-                    let before = self.pull_back_loop(l, adjoints, out)?;
+                // `covered` admits no loop inside another.
+                Stmt::Loop(l) if !scopes.iter().any(|s| s.looped) => {
+                    let before = self.pull_back_loop(l, scopes, adjoints, out)?;
                     stmts.splice(at..at, before);
                 }
                 Stmt::Loop(_) => return None,

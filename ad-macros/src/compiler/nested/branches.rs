@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
-use super::super::ir::{If, Operand, Phi, Stmt, VarId};
+use super::super::ir::{Const, If, Operand, Phi, Stmt, VarId};
 use super::super::scan;
 use super::adjoints::Adjoints;
 use super::tangents::Tangents;
@@ -40,6 +40,8 @@ pub(super) struct Scope {
     /// Every variable the branch or body makes, at any depth: what the
     /// code after it cannot name.
     pub(super) hidden: HashSet<VarId>,
+    /// A loop's body, not a branch.
+    pub(super) looped: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -50,7 +52,9 @@ enum Arm {
 
 impl Tangents<'_> {
     /// The name under which the adjoints read `v`: `v` itself, or the phi
-    /// that carries it out of each branch it is in.
+    /// that carries it out of each branch it is in, or its item of the
+    /// tape of the loop it is in (which the reverse loop reads, where the
+    /// adjoints are: no further out).
     pub(super) fn read(&mut self, v: VarId, scopes: &mut [Scope]) -> VarId {
         let mut name = v;
         for k in (0..scopes.len()).rev() {
@@ -63,12 +67,15 @@ impl Tangents<'_> {
                     let out = self.temp(self.vars[name.0].span);
                     scopes[k].exports.insert(name, out);
                     scopes[k].added.push((name, out));
-                    if k > 0 {
+                    if k > 0 && !scopes[k].looped {
                         scopes[k - 1].defined.insert(out);
                     }
                     out
                 }
             };
+            if scopes[k].looped {
+                break;
+            }
         }
         name
     }
@@ -105,6 +112,7 @@ impl Tangents<'_> {
                 exports: HashMap::new(),
                 added: Vec::new(),
                 hidden: inside.clone(),
+                looped: false,
             };
             for (phi, (_, bar)) in phis.iter().zip(&results) {
                 let Operand::Var(v) = arm.of(phi) else {
@@ -127,7 +135,15 @@ impl Tangents<'_> {
         }
         for (arm, _, _, added) in &arms {
             for (inner, dest) in added {
-                let (value, zero) = (Operand::Var(*inner), self.constant(0.0));
+                let zero = match self.lists.contains(inner) {
+                    // A loop's tape, from a branch that did not run it.
+                    true => {
+                        self.lists.insert(*dest);
+                        Operand::Const(Const::opaque(self.empty_tape()))
+                    }
+                    false => self.constant(0.0),
+                };
+                let value = Operand::Var(*inner);
                 let (then, els) = match arm {
                     Arm::Then => (value, zero),
                     Arm::Else => (zero, value),
@@ -170,29 +186,30 @@ impl Tangents<'_> {
         names.extend(self.touched.iter().cloned());
         let mut out = Vec::new();
         for stmt in stmts {
-            let again = match stmt {
+            let (again, tokens) = match stmt {
                 Stmt::InactiveLet {
                     tokens,
                     names: bound,
                     views,
-                } => Stmt::InactiveLet {
-                    tokens: tokens.clone(),
-                    names: bound.clone(),
-                    views: views.clone(),
-                },
-                Stmt::Const { ident, expr, local } => Stmt::Const {
-                    ident: ident.clone(),
-                    expr: expr.clone(),
-                    local: *local,
-                },
+                } => {
+                    let again = Stmt::InactiveLet {
+                        tokens: tokens.clone(),
+                        names: bound.clone(),
+                        views: views.clone(),
+                    };
+                    (again, tokens)
+                }
+                Stmt::Const { ident, expr, local } => {
+                    let again = Stmt::Const {
+                        ident: ident.clone(),
+                        expr: expr.clone(),
+                        local: *local,
+                    };
+                    (again, expr)
+                }
                 _ => continue,
             };
-            let tokens = match &again {
-                Stmt::InactiveLet { tokens, .. } => tokens,
-                Stmt::Const { expr, .. } => expr,
-                _ => unreachable!("made above"),
-            };
-            if names_any(tokens, &names) {
+            if names_any(&read_by(tokens), &names) {
                 return None;
             }
             out.push(again);
@@ -248,19 +265,19 @@ impl Arm {
 
 /// The names the body's other inactive statements (`n += 1;`) read or
 /// write, which a `let` run again must not read; `None` where the pass
-/// does not cover the body: a loop inside a branch or another loop, or an
-/// `if let` that binds names.
+/// does not cover the body: a loop inside another loop, or an `if let`
+/// that binds names.
 pub(super) fn covered(stmts: &[Stmt]) -> Option<HashSet<String>> {
-    fn walk(stmts: &[Stmt], top: bool, names: &mut HashSet<String>) -> Option<()> {
+    fn walk(stmts: &[Stmt], in_loop: bool, names: &mut HashSet<String>) -> Option<()> {
         for stmt in stmts {
             match stmt {
-                Stmt::Loop(l) if top => walk(&l.body, false, names)?,
-                Stmt::Loop(_) => return None,
+                Stmt::Loop(_) if in_loop => return None,
+                Stmt::Loop(l) => walk(&l.body, true, names)?,
                 Stmt::Verbatim(tokens) => idents(tokens, names),
                 Stmt::If(i) => {
                     tested(&i.cond)?;
-                    walk(&i.then, false, names)?;
-                    walk(&i.els, false, names)?;
+                    walk(&i.then, in_loop, names)?;
+                    walk(&i.els, in_loop, names)?;
                 }
                 _ => {}
             }
@@ -268,7 +285,7 @@ pub(super) fn covered(stmts: &[Stmt]) -> Option<HashSet<String>> {
         Some(())
     }
     let mut names = HashSet::new();
-    walk(stmts, true, &mut names)?;
+    walk(stmts, false, &mut names)?;
     Some(names)
 }
 
@@ -344,8 +361,8 @@ fn bind(stmts: &mut Vec<Stmt>, level: bool, declared: &mut Vec<Stmt>, count: &mu
     }
 }
 
-/// The variables `stmts` make at their own level: instructions' results
-/// and the phis of their `if`s.
+/// The variables `stmts` make at their own level: instructions' results,
+/// the phis of their `if`s and what their loops leave.
 pub(super) fn made_at(stmts: &[Stmt]) -> HashSet<VarId> {
     let mut out = HashSet::new();
     for stmt in stmts {
@@ -354,6 +371,7 @@ pub(super) fn made_at(stmts: &[Stmt]) -> HashSet<VarId> {
                 out.insert(inst.dest);
             }
             Stmt::If(i) => out.extend(i.phis.iter().map(|p| p.dest)),
+            Stmt::Loop(l) => out.extend(l.carried.iter().map(|c| c.output)),
             _ => {}
         }
     }
@@ -372,6 +390,10 @@ pub(super) fn made_in(stmts: &[Stmt], out: &mut HashSet<VarId>) {
                 made_in(&i.then, out);
                 made_in(&i.els, out);
             }
+            Stmt::Loop(l) => {
+                out.extend(l.carried.iter().flat_map(|c| [c.input, c.output]));
+                made_in(&l.body, out);
+            }
             _ => {}
         }
     }
@@ -386,6 +408,20 @@ pub(super) fn same(a: Option<&Operand>, b: Option<&Operand>) -> bool {
             x.tokens.to_string() == y.tokens.to_string()
         }
         _ => false,
+    }
+}
+
+/// What a `let` reads: its initializer (and `else` block), not the names
+/// it binds; anything else as it is.
+fn read_by(tokens: &TokenStream) -> TokenStream {
+    match syn::parse2::<syn::Stmt>(tokens.clone()) {
+        Ok(syn::Stmt::Local(syn::Local {
+            init: Some(init), ..
+        })) => {
+            let (expr, diverge) = (&init.expr, init.diverge.as_ref().map(|(_, e)| e));
+            quote!(#expr #diverge)
+        }
+        _ => tokens.clone(),
     }
 }
 

@@ -13,8 +13,8 @@
 //! adjoint of `acc` back from its last value to its first, and the
 //! adjoints of the values from before the loop that the body reads.
 //!
-//! Loops at the top level of the body only (`branches::covered`): a loop
-//! inside a branch or another loop would need its records per run.
+//! Loops outside other loops only (`branches::covered`): a loop inside
+//! another would need its records per run.
 
 use std::collections::HashSet;
 
@@ -28,12 +28,15 @@ use super::tangents::Tangents;
 
 impl Tangents<'_> {
     /// The reverse loop of `l`, and after it the adjoints of the carried
-    /// values' starts, pushed to `out`; `l` gains its record and tapes.
-    /// Returns the statements to put before `l` (the empty record and
-    /// tapes); `None` where the body is outside what the pass covers.
+    /// values' starts, pushed to `out`; `l` gains its record and tape,
+    /// declared empty in the prologue (a loop in a branch runs at most
+    /// once, so they hold its iterations only). Returns the statements to
+    /// put before `l` (their room, where the iterator's length is known);
+    /// `None` where the body is outside what the pass covers.
     pub(super) fn pull_back_loop(
         &mut self,
         l: &mut Loop,
+        scopes: &mut Vec<Scope>,
         adjoints: &mut Adjoints,
         out: &mut Vec<Stmt>,
     ) -> Option<Vec<Stmt>> {
@@ -76,20 +79,24 @@ impl Tangents<'_> {
         let original = l.carried.len();
         let mut defined = made_at(&l.body);
         defined.extend(l.carried.iter().map(|c| c.input));
-        let mut scopes = vec![Scope {
+        scopes.push(Scope {
             defined,
             exports: Default::default(),
             added: Vec::new(),
             hidden: inside.clone(),
-        }];
-        self.pull_back_stmts(&mut l.body, &mut scopes, &mut body_adjoints, &mut code)?;
-        let scope = scopes.pop()?;
+            looped: true,
+        });
+        let pulled = self.pull_back_stmts(&mut l.body, scopes, &mut body_adjoints, &mut code);
+        let scope = scopes.pop();
+        pulled?;
+        let scope = scope?;
 
         // The first loop records its iterations' inactive values, and
         // tapes the values the adjoints read, `m` per iteration on one
         // tape; the second reads them back.
-        let exact = matches!(l.head, LoopHead::For { exact: true, .. });
-        let length = format_ident!("length_{}", self.loops, span = site);
+        let m = scope.added.len();
+        let tape = format_ident!("tape_{}", self.loops, span = site);
+        self.prologue.push(empty_list(&record));
         let mut before = Vec::new();
         if let LoopHead::For {
             exact: true, iter, ..
@@ -97,20 +104,19 @@ impl Tangents<'_> {
         {
             // A range: evaluating it once more reads nothing the loop
             // changes.
+            let length = format_ident!("length_{}", self.loops, span = site);
             before.push(inactive_let(
                 quote!(let #length = ::core::iter::Iterator::size_hint(&::core::iter::IntoIterator::into_iter(#iter)).0;),
                 &length,
             ));
-        }
-        let sized = |per_iteration: usize| match exact {
-            true => {
-                let per_iteration = Literal::usize_unsuffixed(per_iteration);
-                quote!(::std::vec::Vec::with_capacity(#per_iteration * #length))
+            let per_iteration = Literal::usize_unsuffixed(m);
+            before.push(Stmt::Verbatim(quote!(#record.reserve(#length);)));
+            if m > 0 {
+                before.push(Stmt::Verbatim(
+                    quote!(#tape.reserve(#per_iteration * #length);),
+                ));
             }
-            false => quote!(::std::vec::Vec::new()),
-        };
-        let empty = sized(1);
-        before.push(inactive_let(quote!(let mut #record = #empty;), &record));
+        }
         let mut reverse_body = Vec::new();
         if !names.is_empty() {
             reverse_body.push(inactive_let_of(
@@ -118,12 +124,18 @@ impl Tangents<'_> {
                 names.clone(),
             ));
         }
-        let m = scope.added.len();
         if m > 0 {
-            let tape = format_ident!("tape_{}", self.loops, span = site);
-            let empty = sized(m);
-            before.push(inactive_let(quote!(let mut #tape = #empty;), &tape));
+            let empty = self.empty_tape();
+            self.prologue
+                .push(inactive_let(quote!(let mut #tape = #empty;), &tape));
             let (input, output) = (self.temp(site), self.temp(site));
+            // Made where the loop is: a branch carries it out to the
+            // second `if`, as an empty list from the other branch.
+            self.lists.insert(output);
+            if let Some(around) = scopes.last_mut() {
+                around.defined.insert(output);
+            }
+            let taped = Operand::Var(self.read(output, scopes));
             let mut list = input;
             for (j, (value, read)) in scope.added.into_iter().enumerate() {
                 let pushed = self.temp(site);
@@ -134,7 +146,7 @@ impl Tangents<'_> {
                 list = pushed;
                 let (m, j) = (Literal::usize_unsuffixed(m), Literal::usize_unsuffixed(j));
                 let index = Const::opaque(quote!(#k * #m + #j));
-                reverse_body.push(inst(read, Op::Item(Operand::Var(output), index)));
+                reverse_body.push(inst(read, Op::Item(taped.clone(), index)));
             }
             l.carried.push(Carried {
                 input,
@@ -200,6 +212,13 @@ impl Tangents<'_> {
             self.add_adjoint(adjoints, start, Operand::Var(bar), site, out);
         }
         Some(before)
+    }
+
+    /// An empty tape, of the function's floats (a branch that leaves one
+    /// out passes it, and the tangent passes need its type).
+    pub(super) fn empty_tape(&self) -> TokenStream {
+        let scalar = self.scalar;
+        quote!(::std::vec::Vec::<#scalar>::new())
     }
 
     /// The variables from before the loop that its body or its carried
@@ -269,6 +288,10 @@ fn inactive_let_of(tokens: TokenStream, names: Vec<Ident>) -> Stmt {
 
 fn inactive_let(tokens: TokenStream, name: &Ident) -> Stmt {
     inactive_let_of(tokens, vec![name.clone()])
+}
+
+fn empty_list(name: &Ident) -> Stmt {
+    inactive_let(quote!(let mut #name = ::std::vec::Vec::new();), name)
 }
 
 fn inst(dest: VarId, op: Op) -> Stmt {

@@ -28,6 +28,12 @@ pub(super) struct Tangents<'a> {
     /// The loops whose adjoints `loops.rs` has written, which numbers
     /// their records.
     pub(super) loops: usize,
+    /// What `loops.rs` declares at the top of `f_grad`: the records and
+    /// tapes.
+    pub(super) prologue: Vec<Stmt>,
+    /// The variables that are loops' tapes (a branch that carries one out
+    /// gives an empty list from its other side).
+    pub(super) lists: HashSet<VarId>,
     pub(super) scalar: &'a Ident,
     pub(super) errors: &'a Errors,
 }
@@ -49,6 +55,8 @@ impl<'a> Tangents<'a> {
             constant_tangents: 0,
             touched: HashSet::new(),
             loops: 0,
+            prologue: Vec::new(),
+            lists: HashSet::new(),
             scalar,
             errors,
         }
