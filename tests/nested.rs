@@ -679,3 +679,42 @@ fn reverse_over_reverse_of_control_flow() {
     let (h,) = skipping_grad_vjp(x).1((0.0, (1.0,)));
     assert!((h - (1.0 + 3.0 * x)).abs() < 1e-4, "{h}");
 }
+
+/// A loop inside a loop in a `_grad` written as IR, the inner one also in
+/// a branch: one record and one tape for every run of the inner loop.
+#[differentiable(nested)]
+fn double_sum(x: f64, y: f64, #[constant] n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut row = y * 0.5;
+        for j in 0..i + 1 {
+            row = (row * x + j as f64 * 0.1).sin();
+        }
+        if i % 2 == 0 {
+            let mut k = 0;
+            while k < 2 {
+                k += 1;
+                row = row * 0.7 + (x * row).cos() * y;
+            }
+        }
+        total += row * row + x * (i as f64);
+    }
+    total
+}
+
+#[test]
+fn reverse_over_reverse_through_nested_loops() {
+    for n in [0, 1, 3, 6] {
+        for point in [(0.7, 0.3), (1.2, -0.8)] {
+            assert_second_order_of!(
+                &format!("double sum {n}"),
+                point,
+                n,
+                double_sum,
+                double_sum_grad,
+                double_sum_grad_vjp,
+                double_sum_grad_jvp
+            );
+        }
+    }
+}

@@ -1118,6 +1118,22 @@ snapshot!(nested_gradient_through_a_loop, [nested],
     }
 );
 
+// `f_grad` as IR through a loop inside a loop: one record and one tape
+// for every run of the inner loop; the outer loop carries the tape and
+// records where each run starts and ends (`start_2`, `end_2`), and its
+// reverse loop runs the inner one's reverse loop over that stretch.
+snapshot!(nested_gradient_through_nested_loops, [nested],
+    fn f(x: f64, #[constant] n: usize) -> f64 {
+        let mut s = x;
+        for i in 0..n {
+            for j in 0..i {
+                s = s * x + j as f64;
+            }
+        }
+        s
+    }
+);
+
 // `to_vec` and `extend` on a `Vec` local: the items collected by a loop of
 // pushes, then more pushed by another.
 snapshot!(vec_from_to_vec_and_extend, [reverse],

@@ -118,7 +118,7 @@ mod p3 {
                 m4 = m4 * 0.5 + (1.0 + s2 * s2).sqrt() * 0.25;
             }
         }
-        let s7 = nested_helper(m4.tanh(), (s3 * 1.16).cos());
+        let s7 = (nested_helper(s2, s3) * 1.16).cos();
         let s8 = match k % 3 {
             0 => (m4.powi(2) * 0.92),
             1 => (s7 * 0.67).cos(),
@@ -218,7 +218,7 @@ mod p6 {
             let c6 = i5 as f64 * 0.1;
             m4 = (m4 * 0.7 + nested_scaled(m2, k) * c6).tanh();
         }
-        ((x - m2 / (1.0 + m2 * m2)) + k as f64 * 1.05) + m4 + x * y * 0.1
+        ((m4.powi(2) * 0.28).powi(2) * 0.44) + m4 + x * y * 0.1
     }
 
     #[test]
@@ -237,40 +237,25 @@ mod p7 {
         for i2 in 0..k + 2 {
             let c3 = i2 as f64 * 0.1;
             m1 = (m1 * 0.7 + m1.tanh().exp() * c3).tanh();
-            if m1 > 0.6 {
+            for j4 in 0..i2 + 1 {
+                m1 = (m1 * 0.8 + (y - x / (1.0 + x * x)) * (j4 as f64 * 0.2)).tanh();
+            }
+        }
+        let s5 = (1.0 + (x * x) * (x * x)).sqrt();
+        let s6 = (x - m1 / (1.0 + m1 * m1)).sin();
+        if k == 3 {
+            return nested_scaled(s5, k).atan();
+        }
+        let mut m7 = (s5.powi(2) * 0.62);
+        for i8 in 0..k + 2 {
+            let c9 = i8 as f64 * 0.1;
+            m7 = (m7 * 0.7 + nested_scaled(s5, k) * c9).tanh();
+            if m7 > 0.6 {
                 break;
             }
         }
-        let mut m4 = (y - x / (1.0 + x * x));
-        let mut n5 = 0;
-        while n5 < k + 1 {
-            n5 += 1;
-            m4 = m4 * 0.6 + nested_helper(y, y).sin() * 0.3;
-        }
-        let s6 = match k % 3 {
-            0 => (y * 1.39).cos(),
-            1 => (x * 0.57).cos(),
-            _ => m1.sin(),
-        };
-        if k == 3 {
-            return nested_scaled(m4, k).atan();
-        }
-        let mut m7 = (m4.powi(2) * 0.62);
-        for i8 in 0..k + 2 {
-            let c9 = i8 as f64 * 0.1;
-            m7 = (m7 * 0.7 + nested_scaled(m4, k) * c9).tanh();
-        }
-        if k % 2 == 0 {
-            m7 = (m7 * 0.80 + nested_scaled(m1, k)).tanh();
-            if k % 2 == 0 {
-                m7 = (m7 * 0.83 + m7.sin()).tanh();
-            } else {
-                m7 = m7 * 0.5 + (s6 - m4 / (1.0 + m4 * m4)) * 0.25;
-            }
-        } else {
-            m4 = m4 * 0.5 + y.tanh() * 0.25;
-        }
-        (1.0 + (m4 - x / (1.0 + x * x)) * (m4 - x / (1.0 + x * x))).ln() + m7 + x * y * 0.1
+        m1 = (m1 * 0.80 + (m7 + k as f64 * 1.10)).tanh();
+        (m7.atan() + k as f64 * 0.24) + m7 + x * y * 0.1
     }
 
     #[test]
@@ -305,8 +290,11 @@ mod p8 {
         for i6 in 0..k + 2 {
             let c7 = i6 as f64 * 0.1;
             m5 = (m5 * 0.7 + nested_helper(m3, y) * c7).tanh();
+            if m5 > 0.6 {
+                break;
+            }
         }
-        ((m3 * s2) * nested_helper(m3, m3)) + m5 + x * y * 0.1
+        (m5 * m5).atan() + m5 + x * y * 0.1
     }
 
     #[test]
@@ -341,13 +329,22 @@ mod p9 {
                 m3 = m3 * 0.5 + (m1 * m3) * 0.25;
             }
         }
-        let s6 = match k % 3 {
-            0 => nested_scaled(y, k),
-            1 => (x + k as f64 * 1.03),
-            _ => (1.0 + y * y).sqrt(),
-        };
-        let s7 = nested_helper(m1.sin(), (y - s6 / (1.0 + s6 * s6)));
-        nested_helper(s6, m1).atan() + m3 + x * y * 0.1
+        if k == 1 {
+            return ((1.0 + x * x).ln() + k as f64 * 1.03);
+        }
+        if y > 0.595 {
+            m1 = (m1 * 1.25 + (y + k as f64 * 0.32)).tanh();
+            if k % 2 == 0 {
+                m1 = (m1 * 1.16 + m3.tanh()).tanh();
+            } else if k % 2 == 0 {
+                m1 = (m1 * 1.32 + (m3 - m3 / (1.0 + m3 * m3))).tanh();
+            } else {
+                m1 = m1 * 0.5 + m3.atan() * 0.25;
+            }
+        } else {
+            m1 = m1 * 0.5 + nested_scaled(y, k) * 0.25;
+        }
+        nested_helper((m3 - m1 / (1.0 + m1 * m1)), (x - x / (1.0 + x * x))) + m3 + x * y * 0.1
     }
 
     #[test]
@@ -370,24 +367,20 @@ mod p10 {
             }
             m1 = (m1 * 0.7 + (m1 + k as f64 * 0.31) * c3).tanh();
         }
-        let s4 = match k % 3 {
-            0 => nested_helper(m1, m1),
-            1 => x.atan(),
-            _ => y.tanh().exp(),
-        };
+        let s4 = (1.0 + m1 * m1).ln().tanh();
+        let s5 = (s4.tanh().exp() * nested_scaled(x, k));
         if k == 3 {
-            return (nested_scaled(x, k) - (1.0 + s4 * s4).sqrt() / (1.0 + (1.0 + s4 * s4).sqrt() * (1.0 + s4 * s4).sqrt()));
+            return ((1.0 + x * x).sqrt() * 0.95).cos();
         }
-        if k == 1 {
-            return nested_helper(s4.tanh().exp(), (y * 0.94).cos());
+        let s6 = match k % 3 {
+            0 => (s5.powi(2) * 1.34),
+            1 => s4.sin(),
+            _ => (s4 - s5 / (1.0 + s5 * s5)),
+        };
+        if k == 0 {
+            return ((1.0 + m1 * m1).ln() + k as f64 * 0.74);
         }
-        if k % 2 == 0 {
-            m1 = (m1 * 0.72 + (1.0 + m1 * m1).ln()).tanh();
-        } else {
-            m1 = m1 * 0.5 + (1.0 + x * x).sqrt() * 0.25;
-        }
-        let s5 = m1.tanh().exp().tanh().exp();
-        ((1.0 + m1 * m1).ln() + k as f64 * 1.14) + m1 + x * y * 0.1
+        nested_scaled((1.0 + x * x).sqrt(), k) + m1 + x * y * 0.1
     }
 
     #[test]
@@ -420,7 +413,7 @@ mod p11 {
                 m2 = m2 * 0.5 + (1.0 + x * x).ln() * 0.25;
             }
         }
-        m2 = (m2 * 1.24 + (x + k as f64 * 0.61)).tanh();
+        m2 = (m2 * 1.24 + y.sin()).tanh();
         (1.0 + s1 * s1).sqrt().tanh() + m2 + x * y * 0.1
     }
 
@@ -453,17 +446,20 @@ mod p12 {
             } else {
                 m1 = m1 * 0.5 + (1.0 + y * y).sqrt() * 0.25;
             }
-            if m1 > 0.6 {
-                break;
+            if k > 1 {
+                for j4 in 0..i2 + 1 {
+                    m1 = (m1 * 0.8 + (m1.powi(2) * 0.84) * (j4 as f64 * 0.2)).tanh();
+                }
             }
         }
-        let s4 = match k % 3 {
-            0 => (1.0 + y * y).sqrt(),
-            1 => (m1.powi(2) * 0.84),
-            _ => (x + k as f64 * 1.13),
-        };
-        let s5 = ((y + k as f64 * 0.52) + k as f64 * 1.05);
-        (m1.tanh() * 0.81).cos() + m1 + x * y * 0.1
+        let mut m5 = x.tanh();
+        let mut n6 = 0;
+        while n6 < k + 1 {
+            n6 += 1;
+            m5 = m5 * 0.6 + (m1 + k as f64 * 0.45).sin() * 0.3;
+        }
+        m1 = (m1 * 0.43 + (x * 0.81).cos()).tanh();
+        nested_helper((m1 + k as f64 * 0.78), m5.atan()) + m5 + x * y * 0.1
     }
 
     #[test]
@@ -510,13 +506,15 @@ mod p14 {
             let c6 = i5 as f64 * 0.1;
             m4 = (m4 * 0.7 + y.tanh() * c6).tanh();
         }
-        if k > 2 {
-            m4 = (m4 * 1.23 + nested_helper(m1, m4)).tanh();
+        if x > 0.845 {
+            m4 = (m4 * 1.34 + nested_helper(m4, m1)).tanh();
+        } else if k > 2 {
+            m1 = (m1 * 1.25 + (m1 + k as f64 * 0.41)).tanh();
         } else {
-            m4 = m4 * 0.5 + y.atan() * 0.25;
+            m1 = m1 * 0.5 + nested_scaled(x, k) * 0.25;
         }
-        let s7 = ((y + k as f64 * 1.36) + k as f64 * 0.41);
-        nested_scaled(y.atan(), k) + m4 + x * y * 0.1
+        let s7 = (1.0 + nested_helper(m1, s3) * nested_helper(m1, s3)).sqrt();
+        nested_helper(m1, x).tanh() + m4 + x * y * 0.1
     }
 
     #[test]
@@ -543,12 +541,17 @@ mod p15 {
         for i5 in 0..k + 2 {
             let c6 = i5 as f64 * 0.1;
             m4 = (m4 * 0.7 + m4.sin() * c6).tanh();
-            if m4 > 0.6 {
-                break;
+            for j7 in 0..i5 + 1 {
+                m4 = (m4 * 0.8 + (s1 + k as f64 * 0.36) * (j7 as f64 * 0.2)).tanh();
             }
         }
-        m2 = (m2 * 1.19 + (y - x / (1.0 + x * x))).tanh();
-        m2.sin().sin() + m4 + x * y * 0.1
+        let mut m8 = m4.sin();
+        let mut n9 = 0;
+        while n9 < k + 1 {
+            n9 += 1;
+            m8 = m8 * 0.6 + y.sin().sin() * 0.3;
+        }
+        (1.0 + (1.0 + m8 * m8).ln() * (1.0 + m8 * m8).ln()).sqrt() + m8 + x * y * 0.1
     }
 
     #[test]
@@ -568,24 +571,15 @@ mod p16 {
             let c3 = i2 as f64 * 0.1;
             m1 = (m1 * 0.7 + (y * 0.69).cos() * c3).tanh();
         }
-        if k % 2 == 0 {
-            m1 = (m1 * 0.79 + (1.0 + m1 * m1).ln()).tanh();
-        } else {
-            m1 = m1 * 0.5 + x.sin() * 0.25;
+        let mut m4 = (x.powi(2) * 0.72);
+        let mut n5 = 0;
+        while n5 < k + 1 {
+            n5 += 1;
+            m4 = m4 * 0.6 + (1.0 + y * y).ln().sin() * 0.3;
         }
-        m1 = (m1 * 0.20 + (x * y)).tanh();
-        let mut m4 = m1.tanh().exp();
-        for i5 in 0..k + 2 {
-            let c6 = i5 as f64 * 0.1;
-            if i5 == 1 {
-                continue;
-            }
-            m4 = (m4 * 0.7 + (y.powi(2) * 0.60) * c6).tanh();
-            if m4 > 0.6 {
-                break;
-            }
-        }
-        ((m1 * 0.49).cos() - m4.sin() / (1.0 + m4.sin() * m4.sin())) + m4 + x * y * 0.1
+        let s6 = m4.tanh().exp().sin();
+        m4 = (m4 * 0.20 + (m1 * m4)).tanh();
+        nested_scaled(x, k).tanh().exp() + m4 + x * y * 0.1
     }
 
     #[test]
@@ -604,16 +598,14 @@ mod p17 {
         for i2 in 0..k + 2 {
             let c3 = i2 as f64 * 0.1;
             m1 = (m1 * 0.7 + (y * 0.61).cos() * c3).tanh();
-            if m1 > 0.6 {
-                break;
+            let mut n4 = 0;
+            while n4 < 2 {
+                n4 += 1;
+                m1 = m1 * 0.6 + (m1 * 0.69).cos().sin() * 0.3;
             }
         }
-        let s4 = match k % 3 {
-            0 => (m1 * 0.69).cos(),
-            1 => y.tanh(),
-            _ => x.atan(),
-        };
-        nested_scaled(nested_helper(x, s4), k) + m1 + x * y * 0.1
+        let s5 = nested_helper(x.atan(), nested_scaled(x, k));
+        ((s5.powi(2) * 1.24) - nested_helper(x, m1) / (1.0 + nested_helper(x, m1) * nested_helper(x, m1))) + m1 + x * y * 0.1
     }
 
     #[test]
@@ -647,12 +639,16 @@ mod p18 {
                 continue;
             }
             m5 = (m5 * 0.7 + y.atan() * c7).tanh();
-            if m5 > 0.6 {
-                break;
+            if k % 2 == 0 {
+                let mut n8 = 0;
+                while n8 < 2 {
+                    n8 += 1;
+                    m5 = m5 * 0.6 + nested_scaled(s2, k).sin() * 0.3;
+                }
             }
         }
-        m3 = (m3 * 1.35 + nested_scaled(s2, k)).tanh();
-        y.tanh().tanh().exp() + m5 + x * y * 0.1
+        let s9 = (s2.atan() - m3.atan() / (1.0 + m3.atan() * m3.atan()));
+        (m3.tanh().exp() * 1.19).cos() + m5 + x * y * 0.1
     }
 
     #[test]
@@ -786,36 +782,35 @@ mod p23 {
             } else {
                 m1 = m1 * 0.5 + (y + k as f64 * 0.70) * 0.25;
             }
-            if m1 > 0.6 {
-                break;
+            if k % 2 == 0 {
+                for j4 in 0..i2 + 1 {
+                    m1 = (m1 * 0.8 + (1.0 + y * y).ln() * (j4 as f64 * 0.2)).tanh();
+                }
             }
         }
-        let mut m4 = x.tanh().exp();
-        let mut n5 = 0;
-        while n5 < k + 1 {
-            n5 += 1;
-            m4 = m4 * 0.6 + (1.0 + x * x).sqrt().sin() * 0.3;
-        }
-        m4 = (m4 * 0.83 + nested_helper(x, m4)).tanh();
-        let mut m6 = (m4 - y / (1.0 + y * y));
+        let s5 = (1.0 + nested_helper(x, x) * nested_helper(x, x)).ln();
+        let mut m6 = (s5 - y / (1.0 + y * y));
         for i7 in 0..k + 2 {
             let c8 = i7 as f64 * 0.1;
             m6 = (m6 * 0.7 + (m6.powi(2) * 0.87) * c8).tanh();
         }
-        if k == 3 {
-            return x.tanh().exp().sin();
-        }
-        if k > 2 {
-            m4 = (m4 * 1.14 + (x * m1)).tanh();
-            if m1 > 0.825 {
-                m4 = (m4 * 0.59 + (1.0 + m6 * m6).sqrt()).tanh();
-            } else {
-                m6 = m6 * 0.5 + (1.0 + m4 * m4).ln() * 0.25;
+        let s9 = (y.sin().powi(2) * 0.81);
+        let mut m10 = m6.atan();
+        for i11 in 0..k + 2 {
+            let c12 = i11 as f64 * 0.1;
+            m10 = (m10 * 0.7 + (m1 * m6) * c12).tanh();
+            let mut n13 = 0;
+            while n13 < 2 {
+                n13 += 1;
+                m10 = m10 * 0.6 + s5.tanh().sin() * 0.3;
             }
-        } else {
-            m6 = m6 * 0.5 + (1.0 + x * x).ln() * 0.25;
         }
-        (m4.powi(2) * 0.46).atan() + m6 + x * y * 0.1
+        let s14 = match k % 3 {
+            0 => nested_helper(m6, m10),
+            1 => (1.0 + x * x).ln(),
+            _ => m6.atan(),
+        };
+        ((1.0 + s9 * s9).ln().powi(2) * 0.46) + m10 + x * y * 0.1
     }
 
     #[test]
@@ -844,8 +839,13 @@ mod p24 {
             }
             m3 = (m3 * 0.7 + (m2 - x / (1.0 + x * x)) * c5).tanh();
         }
-        m3 = (m3 * 0.83 + (m3 + k as f64 * 0.28)).tanh();
-        (1.0 + nested_helper(s1, x) * nested_helper(s1, x)).ln() + m3 + x * y * 0.1
+        let mut m6 = (m3 + k as f64 * 0.28);
+        let mut n7 = 0;
+        while n7 < k + 1 {
+            n7 += 1;
+            m6 = m6 * 0.6 + m3.atan().sin() * 0.3;
+        }
+        (1.0 + (x * m2) * (x * m2)).sqrt() + m6 + x * y * 0.1
     }
 
     #[test]
@@ -869,15 +869,20 @@ mod p25 {
             } else {
                 m1 = m1 * 0.5 + x.tanh().exp() * 0.25;
             }
+            if y > 0.325 {
+                for j4 in 0..i2 + 1 {
+                    m1 = (m1 * 0.8 + m1.atan() * (j4 as f64 * 0.2)).tanh();
+                }
+            }
             if m1 > 0.6 {
                 break;
             }
         }
-        let s4 = (1.0 + m1.tanh().exp() * m1.tanh().exp()).ln();
-        if k == 0 {
-            return ((y * s4) + k as f64 * 1.29);
+        if k == 1 {
+            return (1.0 + nested_scaled(x, k) * nested_scaled(x, k)).sqrt();
         }
-        nested_scaled((x - y / (1.0 + y * y)), k) + m1 + x * y * 0.1
+        let s5 = (m1 - m1 / (1.0 + m1 * m1)).sin();
+        nested_helper(m1, x).atan() + m1 + x * y * 0.1
     }
 
     #[test]
@@ -945,19 +950,17 @@ mod p27 {
             } else {
                 m2 = m2 * 0.5 + (x * m2) * 0.25;
             }
-            if m5 > 0.6 {
-                break;
+            let mut n8 = 0;
+            while n8 < 2 {
+                n8 += 1;
+                m5 = m5 * 0.6 + (m2 + k as f64 * 0.89).sin() * 0.3;
             }
         }
         if k == 1 {
-            return ((m2 + k as f64 * 0.89).powi(2) * 0.86);
+            return (nested_helper(m2, m2) * nested_scaled(m3, k));
         }
-        if k % 2 == 0 {
-            m2 = (m2 * 0.42 + nested_scaled(m3, k)).tanh();
-        } else {
-            m5 = m5 * 0.5 + (m5 + k as f64 * 1.14) * 0.25;
-        }
-        ((m2 * m2) * 0.34).cos() + m5 + x * y * 0.1
+        let s9 = (nested_scaled(x, k) + k as f64 * 1.14);
+        ((y * s9) * 0.34).cos() + m5 + x * y * 0.1
     }
 
     #[test]
@@ -976,26 +979,51 @@ mod p28 {
         for i2 in 0..k + 2 {
             let c3 = i2 as f64 * 0.1;
             m1 = (m1 * 0.7 + (x + k as f64 * 0.92) * c3).tanh();
-        }
-        let s4 = ((y.powi(2) * 0.70) - (x + k as f64 * 0.91) / (1.0 + (x + k as f64 * 0.91) * (x + k as f64 * 0.91)));
-        if k == 2 {
-            return (1.0 + s4 * s4).ln().sin();
-        }
-        let s5 = nested_scaled(s4, k).sin();
-        let mut m6 = (x + k as f64 * 1.21);
-        for i7 in 0..k + 2 {
-            let c8 = i7 as f64 * 0.1;
-            m6 = (m6 * 0.7 + y.tanh().exp() * c8).tanh();
-            if m6 > 0.6 {
+            if m1 > 0.6 {
                 break;
             }
         }
-        if k % 2 == 0 {
-            m1 = (m1 * 0.81 + m1.sin()).tanh();
+        if y > 0.555 {
+            m1 = (m1 * 0.70 + (1.0 + y * y).sqrt()).tanh();
+            if x > 1.145 {
+                m1 = (m1 * 0.80 + (x.powi(2) * 0.93)).tanh();
+            } else {
+                m1 = m1 * 0.5 + x.tanh() * 0.25;
+            }
         } else {
-            m1 = m1 * 0.5 + (1.0 + y * y).ln() * 0.25;
+            m1 = m1 * 0.5 + (m1 + k as f64 * 1.12) * 0.25;
         }
-        (m1.atan() * (y * 0.99).cos()) + m6 + x * y * 0.1
+        let s4 = match k % 3 {
+            0 => x.tanh(),
+            1 => m1.sin(),
+            _ => x.sin(),
+        };
+        let s5 = ((1.0 + y * y).ln().powi(2) * 0.42);
+        if k > 0 {
+            m1 = (m1 * 0.43 + m1.tanh()).tanh();
+            if k > 2 {
+                m1 = (m1 * 0.27 + s4.sin()).tanh();
+            } else {
+                m1 = m1 * 0.5 + (1.0 + y * y).ln() * 0.25;
+            }
+        } else if y > 1.005 {
+            m1 = (m1 * 0.88 + (m1 + k as f64 * 0.77)).tanh();
+        } else {
+            m1 = m1 * 0.5 + s4.sin() * 0.25;
+        }
+        if k > 1 {
+            m1 = (m1 * 0.84 + nested_helper(s4, s4)).tanh();
+            if k % 2 == 0 {
+                m1 = (m1 * 0.71 + y.atan()).tanh();
+            } else if y > 0.265 {
+                m1 = (m1 * 1.14 + (m1 * s5)).tanh();
+            } else {
+                m1 = m1 * 0.5 + s4.tanh() * 0.25;
+            }
+        } else {
+            m1 = m1 * 0.5 + (x - s4 / (1.0 + s4 * s4)) * 0.25;
+        }
+        nested_helper(nested_scaled(y, k), (m1 - y / (1.0 + y * y))) + m1 + x * y * 0.1
     }
 
     #[test]
@@ -1091,9 +1119,21 @@ mod p31 {
                 continue;
             }
             m5 = (m5 * 0.7 + y.tanh() * c7).tanh();
+            if m5 > 0.6 {
+                break;
+            }
         }
-        let s8 = ((x + k as f64 * 0.48) * 0.60).cos();
-        nested_helper(m5.tanh().exp(), (x * y)) + m5 + x * y * 0.1
+        let mut m8 = (s1.powi(2) * 1.14);
+        for i9 in 0..k + 2 {
+            let c10 = i9 as f64 * 0.1;
+            m8 = (m8 * 0.7 + m5.tanh().exp() * c10).tanh();
+            let mut n11 = 0;
+            while n11 < 2 {
+                n11 += 1;
+                m8 = m8 * 0.6 + (y.powi(2) * 0.70).sin() * 0.3;
+            }
+        }
+        (1.0 + m5.tanh() * m5.tanh()).ln() + m8 + x * y * 0.1
     }
 
     #[test]
@@ -1182,7 +1222,7 @@ mod p34 {
                 m2 = m2 * 0.5 + nested_scaled(x, k) * 0.25;
             }
         }
-        nested_scaled((m2 * 0.78).cos(), k) + m4 + x * y * 0.1
+        ((y + k as f64 * 1.24) * (1.0 + x * x).sqrt()) + m4 + x * y * 0.1
     }
 
     #[test]
@@ -1320,15 +1360,12 @@ mod p38 {
             let c4 = i3 as f64 * 0.1;
             m2 = (m2 * 0.7 + nested_scaled(s1, k) * c4).tanh();
         }
-        let s5 = (1.0 + y.atan() * y.atan()).ln();
-        let s6 = ((s1 + k as f64 * 0.42) * 1.24).cos();
-        let mut m7 = (s5 * m2);
-        let mut n8 = 0;
-        while n8 < k + 1 {
-            n8 += 1;
-            m7 = m7 * 0.6 + (1.0 + s6 * s6).sqrt().sin() * 0.3;
+        if k == 0 {
+            return ((1.0 + s1 * s1).ln() + k as f64 * 0.72);
         }
-        ((x * 0.59).cos().powi(2) * 1.12) + m7 + x * y * 0.1
+        m2 = (m2 * 0.68 + (x.powi(2) * 0.44)).tanh();
+        let s5 = nested_scaled((1.0 + y * y).sqrt(), k);
+        (y + k as f64 * 0.41).tanh() + m2 + x * y * 0.1
     }
 
     #[test]
@@ -1403,7 +1440,7 @@ mod p41 {
             let c4 = i3 as f64 * 0.1;
             m2 = (m2 * 0.7 + y.tanh().exp() * c4).tanh();
         }
-        nested_scaled((y * 1.37).cos(), k) + m2 + x * y * 0.1
+        nested_scaled(m2.sin(), k) + m2 + x * y * 0.1
     }
 
     #[test]
@@ -1427,15 +1464,29 @@ mod p42 {
             } else {
                 m1 = m1 * 0.5 + x.tanh() * 0.25;
             }
+            if m1 > 0.6 {
+                break;
+            }
         }
-        let mut m4 = m1.atan();
+        if k % 2 == 0 {
+            m1 = (m1 * 0.64 + x.sin()).tanh();
+            if k > 1 {
+                m1 = (m1 * 0.68 + m1.tanh().exp()).tanh();
+            } else if k > 0 {
+                m1 = (m1 * 1.11 + (x + k as f64 * 0.72)).tanh();
+            } else {
+                m1 = m1 * 0.5 + (x * m1) * 0.25;
+            }
+        } else {
+            m1 = m1 * 0.5 + nested_helper(y, x) * 0.25;
+        }
+        let mut m4 = nested_helper(x, y);
         let mut n5 = 0;
         while n5 < k + 1 {
             n5 += 1;
-            m4 = m4 * 0.6 + nested_scaled(m4, k).sin() * 0.3;
+            m4 = m4 * 0.6 + (m4 - m4 / (1.0 + m4 * m4)).sin() * 0.3;
         }
-        let s6 = (nested_scaled(y, k).powi(2) * 0.29);
-        (s6 * 1.34).cos().atan() + m4 + x * y * 0.1
+        (y.atan() * (x + k as f64 * 1.27)) + m4 + x * y * 0.1
     }
 
     #[test]
@@ -1477,19 +1528,15 @@ mod p44 {
         for i2 in 0..k + 2 {
             let c3 = i2 as f64 * 0.1;
             m1 = (m1 * 0.7 + (x * 0.72).cos() * c3).tanh();
-        }
-        if m1 > 0.945 {
-            m1 = (m1 * 0.46 + nested_helper(x, x)).tanh();
-            if m1 > 0.875 {
-                m1 = (m1 * 0.40 + (1.0 + x * x).sqrt()).tanh();
-            } else {
-                m1 = m1 * 0.5 + m1.sin() * 0.25;
+            if m1 > 0.6 {
+                break;
             }
-        } else {
-            m1 = m1 * 0.5 + x.tanh() * 0.25;
         }
-        m1 = (m1 * 0.75 + nested_helper(y, m1)).tanh();
-        nested_scaled(y, k).sin() + m1 + x * y * 0.1
+        m1 = (m1 * 0.87 + (m1 - m1 / (1.0 + m1 * m1))).tanh();
+        if k == 3 {
+            return (1.0 + (1.0 + x * x).sqrt() * (1.0 + x * x).sqrt()).sqrt();
+        }
+        nested_scaled(m1.sin(), k) + m1 + x * y * 0.1
     }
 
     #[test]
@@ -1567,28 +1614,17 @@ mod p47 {
             }
             m1 = (m1 * 0.7 + y.sin() * c3).tanh();
         }
-        let mut m4 = (x + k as f64 * 0.40);
-        for i5 in 0..k + 2 {
-            let c6 = i5 as f64 * 0.1;
-            if i5 == 1 {
-                continue;
-            }
-            m4 = (m4 * 0.7 + x.sin() * c6).tanh();
-            if m4 > 0.6 {
+        let s4 = (nested_scaled(m1, k) + k as f64 * 0.73);
+        let s5 = (1.0 + (s4.powi(2) * 0.48) * (s4.powi(2) * 0.48)).sqrt();
+        let mut m6 = (1.0 + y * y).ln();
+        for i7 in 0..k + 2 {
+            let c8 = i7 as f64 * 0.1;
+            m6 = (m6 * 0.7 + (m6 * m1) * c8).tanh();
+            if m6 > 0.6 {
                 break;
             }
         }
-        let s7 = match k % 3 {
-            0 => x.tanh(),
-            1 => (1.0 + m4 * m4).ln(),
-            _ => (1.0 + y * y).ln(),
-        };
-        if y > 0.505 {
-            m1 = (m1 * 0.96 + (y * y)).tanh();
-        } else {
-            m1 = m1 * 0.5 + m1.tanh().exp() * 0.25;
-        }
-        (x.powi(2) * 1.36).tanh().exp() + m4 + x * y * 0.1
+        (x.tanh() * nested_helper(s5, x)) + m6 + x * y * 0.1
     }
 
     #[test]

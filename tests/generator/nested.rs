@@ -1,7 +1,7 @@
 //! Random `#[differentiable(nested)]` programs: scalar functions with
 //! branches on constants and on active comparisons, `match`, early
-//! `return`, top-level `for` and `while` loops with `continue` and
-//! `break`, and calls of nested helpers: the bodies whose `f_grad` the
+//! `return`, `for` and `while` loops (one inside another, too) with
+//! `continue` and `break`, and calls of nested helpers: the bodies whose `f_grad` the
 //! compiler writes as code to differentiate again. `nested_harness.rs`
 //! checks each program's first and second derivatives.
 //!
@@ -9,10 +9,9 @@
 //! `f(x: f64, y: f64, #[constant] k: usize) -> f64`. Values stay finite and
 //! smooth, as in the array generator: `exp` only of `tanh`, divisions and
 //! logarithms only of `1 + z * z`, loop state damped by `tanh` or a factor
-//! below one. Loops sit at the top of the body only (`f_grad` as code does
-//! not yet cover a loop inside a branch or another loop), and branches set
-//! active values only (no inactive `let`s, which the second `if` would
-//! run again).
+//! below one. Loops nest one level deep at most (what `f_grad` as code
+//! covers), and branches set active values only (no inactive `let`s,
+//! which the second `if` would run again).
 
 use std::fmt::Write;
 
@@ -191,12 +190,45 @@ impl Program {
             self.branch(false);
         }
         if self.chance(0.3) {
+            self.inner_loop(&acc, &i);
+        }
+        if self.chance(0.3) {
             self.line(format!("if {acc} > 0.6 {{"));
             self.line("    break;");
             self.line("}");
         }
         self.depth -= 1;
         self.line("}");
+    }
+
+    /// A loop inside the `for` loop over `i`: over `0..=i`, or a `while`
+    /// with its own counter, maybe in a branch.
+    fn inner_loop(&mut self, acc: &str, i: &str) {
+        let in_branch = self.chance(0.4);
+        if in_branch {
+            let c = self.condition();
+            self.line(format!("if {c} {{"));
+            self.depth += 1;
+        }
+        let e = self.expr(1);
+        if self.chance(0.5) {
+            let j = self.name("j");
+            self.line(format!("for {j} in 0..{i} + 1 {{"));
+            self.line(format!(
+                "    {acc} = ({acc} * 0.8 + {e} * ({j} as f64 * 0.2)).tanh();"
+            ));
+        } else {
+            let n = self.name("n");
+            self.line(format!("let mut {n} = 0;"));
+            self.line(format!("while {n} < 2 {{"));
+            self.line(format!("    {n} += 1;"));
+            self.line(format!("    {acc} = {acc} * 0.6 + {e}.sin() * 0.3;"));
+        }
+        self.line("}");
+        if in_branch {
+            self.depth -= 1;
+            self.line("}");
+        }
     }
 
     /// `while n < k + 1 { n += 1; w = .. }` with its own counter.

@@ -9,8 +9,8 @@
 //! partial times a scalar adjoint is the same product either way. So the
 //! adjoints reuse the forward rules, kinks and all.
 //!
-//! Scalar bodies of instructions, `if`s (`branches.rs`), loops outside
-//! other loops (`loops.rs`) and calls of `#[differentiable(nested)]`
+//! Scalar bodies of instructions, `if`s (`branches.rs`), loops, one inside
+//! another at most (`loops.rs`), and calls of `#[differentiable(nested)]`
 //! functions. For any other body `nested` keeps the ordinary `f_grad`, which
 //! differentiable code cannot call. A `#[constant]` parameter's entry is
 //! the constant `ad::NoTangent`.
@@ -99,12 +99,11 @@ impl Tangents<'_> {
             match &mut stmts[at] {
                 Stmt::Inst(inst) => self.pull_back(inst, scopes, adjoints, out)?,
                 Stmt::If(i) => self.pull_back_branch(i, scopes, adjoints, out)?,
-                // `covered` admits no loop inside another.
-                Stmt::Loop(l) if !scopes.iter().any(|s| s.looped) => {
-                    let before = self.pull_back_loop(l, scopes, adjoints, out)?;
+                Stmt::Loop(l) => {
+                    let (before, after) = self.pull_back_loop(l, scopes, adjoints, out)?;
+                    stmts.splice(at + 1..at + 1, after);
                     stmts.splice(at..at, before);
                 }
-                Stmt::Loop(_) => return None,
                 Stmt::Verbatim(_) | Stmt::Const { .. } | Stmt::InactiveLet { .. } => {}
             }
         }

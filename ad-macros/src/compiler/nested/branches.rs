@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
-use super::super::ir::{Const, If, Operand, Phi, Stmt, VarId};
+use super::super::ir::{Carried, If, Operand, Phi, Stmt, VarId};
 use super::super::scan;
 use super::adjoints::Adjoints;
 use super::tangents::Tangents;
@@ -42,6 +42,10 @@ pub(super) struct Scope {
     pub(super) hidden: HashSet<VarId>,
     /// A loop's body, not a branch.
     pub(super) looped: bool,
+    /// For a loop's body: what loops inside it declare per iteration (the
+    /// bounds of their runs), and the tapes they need carried.
+    pub(super) declared: Vec<Stmt>,
+    pub(super) threads: Vec<Carried>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -113,6 +117,8 @@ impl Tangents<'_> {
                 added: Vec::new(),
                 hidden: inside.clone(),
                 looped: false,
+                declared: Vec::new(),
+                threads: Vec::new(),
             };
             for (phi, (_, bar)) in phis.iter().zip(&results) {
                 let Operand::Var(v) = arm.of(phi) else {
@@ -135,13 +141,14 @@ impl Tangents<'_> {
         }
         for (arm, _, _, added) in &arms {
             for (inner, dest) in added {
-                let zero = match self.lists.contains(inner) {
-                    // A loop's tape, from a branch that did not run it.
-                    true => {
-                        self.lists.insert(*dest);
-                        Operand::Const(Const::opaque(self.empty_tape()))
+                // A loop's tape, from a branch that did not run the loop,
+                // is the tape as it came (or an empty one).
+                let zero = match self.lists.get(inner).cloned() {
+                    Some(unchanged) => {
+                        self.lists.insert(*dest, unchanged.clone());
+                        unchanged
                     }
-                    false => self.constant(0.0),
+                    None => self.constant(0.0),
                 };
                 let value = Operand::Var(*inner);
                 let (then, els) = match arm {
@@ -265,19 +272,19 @@ impl Arm {
 
 /// The names the body's other inactive statements (`n += 1;`) read or
 /// write, which a `let` run again must not read; `None` where the pass
-/// does not cover the body: a loop inside another loop, or an `if let`
-/// that binds names.
+/// does not cover the body: a loop inside a loop inside a loop, or an
+/// `if let` that binds names.
 pub(super) fn covered(stmts: &[Stmt]) -> Option<HashSet<String>> {
-    fn walk(stmts: &[Stmt], in_loop: bool, names: &mut HashSet<String>) -> Option<()> {
+    fn walk(stmts: &[Stmt], loops: usize, names: &mut HashSet<String>) -> Option<()> {
         for stmt in stmts {
             match stmt {
-                Stmt::Loop(_) if in_loop => return None,
-                Stmt::Loop(l) => walk(&l.body, true, names)?,
+                Stmt::Loop(_) if loops == 2 => return None,
+                Stmt::Loop(l) => walk(&l.body, loops + 1, names)?,
                 Stmt::Verbatim(tokens) => idents(tokens, names),
                 Stmt::If(i) => {
                     tested(&i.cond)?;
-                    walk(&i.then, in_loop, names)?;
-                    walk(&i.els, in_loop, names)?;
+                    walk(&i.then, loops, names)?;
+                    walk(&i.els, loops, names)?;
                 }
                 _ => {}
             }
@@ -285,7 +292,7 @@ pub(super) fn covered(stmts: &[Stmt]) -> Option<HashSet<String>> {
         Some(())
     }
     let mut names = HashSet::new();
-    walk(stmts, false, &mut names)?;
+    walk(stmts, 0, &mut names)?;
     Some(names)
 }
 

@@ -13,8 +13,9 @@
 //! adjoint of `acc` back from its last value to its first, and the
 //! adjoints of the values from before the loop that the body reads.
 //!
-//! Loops outside other loops only (`branches::covered`): a loop inside
-//! another would need its records per run.
+//! A loop inside another (one level, `branches::covered`) shares its
+//! record and tape across the outer loop's iterations: the outer one
+//! records where each run starts and ends, and carries the tape.
 
 use std::collections::HashSet;
 
@@ -30,22 +31,26 @@ impl Tangents<'_> {
     /// The reverse loop of `l`, and after it the adjoints of the carried
     /// values' starts, pushed to `out`; `l` gains its record and tape,
     /// declared empty in the prologue (a loop in a branch runs at most
-    /// once, so they hold its iterations only). Returns the statements to
-    /// put before `l` (their room, where the iterator's length is known);
-    /// `None` where the body is outside what the pass covers.
+    /// once, so they hold its iterations only; a loop inside another
+    /// loop notes where each run starts and ends in them). Returns the
+    /// statements to put before and after `l`; `None` where the body is
+    /// outside what the pass covers.
     pub(super) fn pull_back_loop(
         &mut self,
         l: &mut Loop,
         scopes: &mut Vec<Scope>,
         adjoints: &mut Adjoints,
         out: &mut Vec<Stmt>,
-    ) -> Option<Vec<Stmt>> {
+    ) -> Option<(Vec<Stmt>, Vec<Stmt>)> {
         self.type_literal_starts(&mut l.carried);
         self.loops += 1;
+        // This loop's number (the loops inside it take the next ones).
+        let n = self.loops;
         let site = Span::mixed_site();
-        let record = format_ident!("record_{}", self.loops, span = site);
-        let k = format_ident!("k_{}", self.loops, span = site);
-        let names = iteration_names(l)?;
+        let record = format_ident!("record_{}", n, span = site);
+        let k = format_ident!("k_{}", n, span = site);
+        // The loop this one is inside (`covered` admits one level).
+        let around = scopes.iter().rposition(|s| s.looped);
         let mut inside = HashSet::new();
         made_in(&l.body, &mut inside);
         inside.extend(l.carried.iter().map(|c| c.input));
@@ -85,33 +90,57 @@ impl Tangents<'_> {
             added: Vec::new(),
             hidden: inside.clone(),
             looped: true,
+            declared: Vec::new(),
+            threads: Vec::new(),
         });
         let pulled = self.pull_back_stmts(&mut l.body, scopes, &mut body_adjoints, &mut code);
         let scope = scopes.pop();
         pulled?;
         let scope = scope?;
+        // Inner loops' bounds, declared per iteration, and their tapes,
+        // carried through this loop.
+        l.body.splice(0..0, scope.declared);
+        l.carried.extend(scope.threads);
+        let names = iteration_names(l)?;
 
         // The first loop records its iterations' inactive values, and
         // tapes the values the adjoints read, `m` per iteration on one
         // tape; the second reads them back.
         let m = scope.added.len();
-        let tape = format_ident!("tape_{}", self.loops, span = site);
+        let tape = format_ident!("tape_{}", n, span = site);
         self.prologue.push(empty_list(&record));
-        let mut before = Vec::new();
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        let mut iterations = quote!((0..#record.len()).rev());
+        if let Some(around) = around {
+            // This run's iterations in the record: from `start` to `end`,
+            // set where the loop is and recorded by the loop around it.
+            let (start, end) = (
+                format_ident!("start_{}", n, span = site),
+                format_ident!("end_{}", n, span = site),
+            );
+            for bound in [&start, &end] {
+                let declared = inactive_let(quote!(let mut #bound: usize = 0;), bound);
+                scopes[around].declared.push(declared);
+            }
+            before.push(Stmt::Verbatim(quote!(#start = #record.len();)));
+            after.push(Stmt::Verbatim(quote!(#end = #record.len();)));
+            iterations = quote!((#start..#end).rev());
+        }
         if let LoopHead::For {
             exact: true, iter, ..
         } = &l.head
         {
             // A range: evaluating it once more reads nothing the loop
             // changes.
-            let length = format_ident!("length_{}", self.loops, span = site);
+            let length = format_ident!("length_{}", n, span = site);
             before.push(inactive_let(
                 quote!(let #length = ::core::iter::Iterator::size_hint(&::core::iter::IntoIterator::into_iter(#iter)).0;),
                 &length,
             ));
             let per_iteration = Literal::usize_unsuffixed(m);
             before.push(Stmt::Verbatim(quote!(#record.reserve(#length);)));
-            if m > 0 {
+            // (The loop around carries an inner loop's tape.)
+            if m > 0 && around.is_none() {
                 before.push(Stmt::Verbatim(
                     quote!(#tape.reserve(#per_iteration * #length);),
                 ));
@@ -129,13 +158,45 @@ impl Tangents<'_> {
             self.prologue
                 .push(inactive_let(quote!(let mut #tape = #empty;), &tape));
             let (input, output) = (self.temp(site), self.temp(site));
-            // Made where the loop is: a branch carries it out to the
-            // second `if`, as an empty list from the other branch.
-            self.lists.insert(output);
-            if let Some(around) = scopes.last_mut() {
-                around.defined.insert(output);
+            if let Some(here) = scopes.last_mut() {
+                here.defined.insert(output);
             }
-            let taped = Operand::Var(self.read(output, scopes));
+            let (init, taped) = match around {
+                // Made where the loop is: a branch carries it out to the
+                // second `if`, as an empty list from the other branch.
+                None => {
+                    self.lists
+                        .insert(output, Operand::Const(Const::opaque(empty)));
+                    (
+                        Operand::Const(Const::opaque(quote!(#tape))),
+                        self.read(output, scopes),
+                    )
+                }
+                // Carried through the loop around, which starts each run
+                // from the tape so far (and passes it on unchanged from a
+                // branch that does not run this loop).
+                Some(around) => {
+                    let (so_far, after_all) = (self.temp(site), self.temp(site));
+                    self.lists.insert(output, Operand::Var(so_far));
+                    let next = self.read(output, &mut scopes[around + 1..]);
+                    scopes[around].threads.push(Carried {
+                        input: so_far,
+                        init: Operand::Const(Const::opaque(quote!(#tape))),
+                        next: Operand::Var(next),
+                        output: after_all,
+                    });
+                    self.lists
+                        .insert(after_all, Operand::Const(Const::opaque(self.empty_tape())));
+                    if around > 0 {
+                        scopes[around - 1].defined.insert(after_all);
+                    }
+                    (
+                        Operand::Var(so_far),
+                        self.read(after_all, &mut scopes[..around]),
+                    )
+                }
+            };
+            let taped = Operand::Var(taped);
             let mut list = input;
             for (j, (value, read)) in scope.added.into_iter().enumerate() {
                 let pushed = self.temp(site);
@@ -150,7 +211,7 @@ impl Tangents<'_> {
             }
             l.carried.push(Carried {
                 input,
-                init: Operand::Const(Const::opaque(quote!(#tape))),
+                init,
                 next: Operand::Var(list),
                 output,
             });
@@ -200,7 +261,7 @@ impl Tangents<'_> {
             head: LoopHead::For {
                 pat: quote!(#k),
                 names: vec![k.clone()],
-                iter: quote!((0..#record.len()).rev()),
+                iter: iterations,
                 exact: true,
                 borrows_local: false,
             },
@@ -211,7 +272,7 @@ impl Tangents<'_> {
         for (start, bar) in starts {
             self.add_adjoint(adjoints, start, Operand::Var(bar), site, out);
         }
-        Some(before)
+        Some((before, after))
     }
 
     /// An empty tape, of the function's floats (a branch that leaves one
@@ -221,8 +282,8 @@ impl Tangents<'_> {
         quote!(::std::vec::Vec::<#scalar>::new())
     }
 
-    /// The variables from before the loop that its body or its carried
-    /// values read, in order.
+    /// The variables from before the loop that its body (loops inside it
+    /// included) or its carried values read, in order.
     fn outer_reads(&self, l: &Loop, inside: &HashSet<VarId>) -> Vec<VarId> {
         fn walk(stmts: &[Stmt], out: &mut Vec<VarId>) {
             for stmt in stmts {
@@ -233,6 +294,12 @@ impl Tangents<'_> {
                         walk(&i.els, out);
                         for p in &i.phis {
                             out.extend(vars(&[&p.then, &p.els]));
+                        }
+                    }
+                    Stmt::Loop(l) => {
+                        walk(&l.body, out);
+                        for c in &l.carried {
+                            out.extend(vars(&[&c.init, &c.next]));
                         }
                     }
                     _ => {}

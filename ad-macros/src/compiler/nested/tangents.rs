@@ -31,9 +31,10 @@ pub(super) struct Tangents<'a> {
     /// What `loops.rs` declares at the top of `f_grad`: the records and
     /// tapes.
     pub(super) prologue: Vec<Stmt>,
-    /// The variables that are loops' tapes (a branch that carries one out
-    /// gives an empty list from its other side).
-    pub(super) lists: HashSet<VarId>,
+    /// The variables that are loops' tapes, each with what a branch that
+    /// carries one out gives from its other side: the tape as it came, or
+    /// an empty one.
+    pub(super) lists: HashMap<VarId, Operand>,
     pub(super) scalar: &'a Ident,
     pub(super) errors: &'a Errors,
 }
@@ -56,7 +57,7 @@ impl<'a> Tangents<'a> {
             touched: HashSet::new(),
             loops: 0,
             prologue: Vec::new(),
-            lists: HashSet::new(),
+            lists: HashMap::new(),
             scalar,
             errors,
         }
