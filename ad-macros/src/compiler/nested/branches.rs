@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
-use super::super::ir::{Carried, If, Operand, Phi, Stmt, VarId};
+use super::super::ir::{self, Carried, If, Operand, Phi, Stmt, VarId};
 use super::super::scan;
 use super::adjoints::Adjoints;
 use super::tangents::Tangents;
@@ -294,6 +294,15 @@ pub(super) fn covered(stmts: &[Stmt]) -> Option<HashSet<String>> {
     let mut names = HashSet::new();
     walk(stmts, 0, &mut names)?;
     Some(names)
+}
+
+/// Every identifier the inactive code of `stmts` names.
+pub(super) fn named_in(stmts: &[Stmt]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for tokens in ir::stmt_token_streams(stmts) {
+        idents(tokens, &mut out);
+    }
+    out
 }
 
 /// Every identifier in `tokens`, into `out`.

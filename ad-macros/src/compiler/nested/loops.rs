@@ -24,7 +24,7 @@ use quote::{format_ident, quote};
 
 use super::super::ir::{Carried, Const, Inst, Loop, LoopHead, Op, Operand, Stmt, VarId};
 use super::adjoints::Adjoints;
-use super::branches::{made_at, made_in, same, Scope};
+use super::branches::{self, made_at, made_in, same, Scope};
 use super::tangents::Tangents;
 
 impl Tangents<'_> {
@@ -147,12 +147,6 @@ impl Tangents<'_> {
             }
         }
         let mut reverse_body = Vec::new();
-        if !names.is_empty() {
-            reverse_body.push(inactive_let_of(
-                quote!(let (#(#names,)*) = ::core::clone::Clone::clone(&#record[#k]);),
-                names.clone(),
-            ));
-        }
         if m > 0 {
             let empty = self.empty_tape();
             self.prologue
@@ -216,10 +210,20 @@ impl Tangents<'_> {
                 output,
             });
         }
+        reverse_body.extend(code);
+        // Recorded: the names the reverse body reads.
+        let read = branches::named_in(&reverse_body);
+        let names: Vec<Ident> = names
+            .into_iter()
+            .filter(|n| read.contains(&n.to_string()))
+            .collect();
         l.body.push(Stmt::Verbatim(
             quote!(#record.push(::core::clone::Clone::clone(&(#(#names,)*)));),
         ));
-        reverse_body.extend(code);
+        if !names.is_empty() {
+            let restore = quote!(let (#(#names,)*) = ::core::clone::Clone::clone(&#record[#k]););
+            reverse_body.insert(0, inactive_let_of(restore, names));
+        }
 
         let mut carried = Vec::new();
         for (w, input) in outer_adjoints {
