@@ -1134,6 +1134,23 @@ snapshot!(nested_gradient_through_nested_loops, [nested],
     }
 );
 
+// `f_grad` as IR through a loop after an early `return`, so inside a
+// branch: its record and tape are declared at the top, the branch carries
+// the tape out (an empty one from the branch that returns), and the
+// second `if` runs the reverse loop in the branch that ran the loop.
+snapshot!(nested_gradient_through_a_loop_in_a_branch, [nested],
+    fn f(x: f64, #[constant] n: usize) -> f64 {
+        if n == 0 {
+            return x;
+        }
+        let mut s = x;
+        for _ in 0..n {
+            s = (s * x).sin();
+        }
+        s
+    }
+);
+
 // `to_vec` and `extend` on a `Vec` local: the items collected by a loop of
 // pushes, then more pushed by another.
 snapshot!(vec_from_to_vec_and_extend, [reverse],
