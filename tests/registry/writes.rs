@@ -130,6 +130,53 @@ scenario! {
     }
 }
 
+scenario! {
+    array shifted_products in ElementWrites, sizes [1, 5];
+    /// A copy written element by element from other arrays' elements, as
+    /// GradBench's `ode` right-hand side: its reverse loop carries the
+    /// copy's adjoint as a value.
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, y: &Array1<f64>) -> Array1<f64> {
+        let mut z = x.to_owned();
+        for i in 1..x.len() {
+            z[i] = x[i] * y[i - 1];
+        }
+        z
+    }
+    inputs(n) { ref x dx = random(n, 78), ref y dy = random(n, 79) }
+}
+
+scenario! {
+    scalar several_writes_per_iteration in ElementWrites, sizes [1, 4, 12];
+    /// Three writes of one array per iteration (`=`, `+=`, `-=`), its
+    /// elements read between them, in a branch and by an inner loop, and
+    /// only some of them read after the loop.
+    #[differentiable]
+    pub fn f(x: &Array1<f64>) -> f64 {
+        let n = x.len();
+        let mut v = x.mapv(f64::sin);
+        for i in 1..n {
+            v[i] = v[i] * v[i - 1] + x[i];
+            let mut bonus = 0.5;
+            if i % 3 == 0 {
+                bonus = v[i].cos();
+            }
+            v[i - 1] += bonus * x[i - 1];
+            let mut s = 0.0;
+            for j in 0..i {
+                s += v[j] * 0.25;
+            }
+            v[i] -= s.tanh();
+        }
+        let mut total = 0.0;
+        for i in 0..n / 2 + 1 {
+            total += v[i] * v[i];
+        }
+        total
+    }
+    inputs(n) { ref x dx = random(n, 80) }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         outer_product_by_elements::scenario(),
@@ -137,5 +184,7 @@ pub fn scenarios() -> Vec<Scenario> {
         overwrite_a_copy::scenario(),
         running_sums::scenario(),
         parts_assigned::scenario(),
+        shifted_products::scenario(),
+        several_writes_per_iteration::scenario(),
     ]
 }

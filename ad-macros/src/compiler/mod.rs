@@ -27,6 +27,7 @@ mod reverse_flow;
 mod scan;
 mod shapes;
 mod signature;
+mod valued;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;

@@ -74,6 +74,11 @@ pub(super) struct Builder<'g, 'f> {
     /// Adjoints of outer variables a loop's reverse sweep holds as values
     /// while it runs (no `Option` check, no allocation path in the loop).
     pub(super) dense_vars: HashSet<VarId>,
+    /// Adjoints of an array a loop carries through element writes, held
+    /// as values in the loop's reverse sweep ([`super::valued`]), and
+    /// those of them not yet bound by their first contribution.
+    pub(super) valued: HashSet<VarId>,
+    pub(super) unbound: HashSet<VarId>,
     /// Items of bags (`xs: &[Vec<f64>]`): read as 1-D arrays, so a dense
     /// array cotangent is converted into their `Vec` adjoints, as a
     /// shaped one is.
@@ -170,6 +175,8 @@ pub fn sweeps(g: &Gen<'_>, may_accumulate: bool) -> Sweeps {
         static_vars: HashSet::new(),
         scalars: activity::scalars(f),
         dense_vars: HashSet::new(),
+        valued: HashSet::new(),
+        unbound: HashSet::new(),
         bag_items: items_of(&f.body.stmts, &f.bags),
         eager: place_roots(&f.body.stmts),
         useful: useful.clone(),
@@ -496,6 +503,7 @@ impl Builder<'_, '_> {
         if !self.optional
             || self.static_vars.contains(&inst.dest)
             || self.eager.contains(&inst.dest)
+            || self.valued.contains(&inst.dest)
         {
             self.reverse_inst_body(inst);
             return;
@@ -918,6 +926,28 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// An adjoint's first contribution as the adjoint's value.
+    fn first_contribution(
+        &mut self,
+        v: VarId,
+        contribution: TokenStream,
+        kind: Kind,
+    ) -> TokenStream {
+        let g = self.g;
+        let (r, x) = (&g.rules, g.ident(v));
+        match kind {
+            Kind::Dense => contribution,
+            Kind::Sparse => {
+                self.read_vars.insert(v);
+                quote!(#r::first(#contribution, &#x))
+            }
+            Kind::Shaped => {
+                let shape = self.read_shape(&Operand::Var(v));
+                quote!(#r::first_shaped(#contribution, #shape))
+            }
+        }
+    }
+
     pub(super) fn accumulate(&mut self, v: VarId, contribution: TokenStream, kind: Kind) {
         let kind = match kind {
             Kind::Dense if self.bag_items.contains(&v) => Kind::Shaped,
@@ -925,25 +955,19 @@ impl Builder<'_, '_> {
         };
         let g = self.g;
         let (r, bar) = (&g.rules, g.bar(v));
-        if self.dense_vars.contains(&v) {
+        if self.unbound.remove(&v) {
+            let first = self.first_contribution(v, contribution, kind);
+            self.reverse.push(quote!(let mut #bar = #first;));
+            return;
+        }
+        if self.dense_vars.contains(&v) || self.valued.contains(&v) {
             self.reverse
                 .push(quote!(#r::accumulate(&mut #bar, #contribution);));
             return;
         }
         if self.optional && !self.static_vars.contains(&v) {
             if self.fresh.remove(&v) {
-                let first = match kind {
-                    Kind::Dense => contribution,
-                    Kind::Sparse => {
-                        self.read_vars.insert(v);
-                        let x = g.ident(v);
-                        quote!(#r::first(#contribution, &#x))
-                    }
-                    Kind::Shaped => {
-                        let shape = self.read_shape(&Operand::Var(v));
-                        quote!(#r::first_shaped(#contribution, #shape))
-                    }
-                };
+                let first = self.first_contribution(v, contribution, kind);
                 self.reverse
                     .push(quote!(#bar = ::core::option::Option::Some(#first);));
                 return;

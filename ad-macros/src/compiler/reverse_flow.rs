@@ -245,7 +245,10 @@ impl Builder<'_, '_> {
         vars.iter()
             .copied()
             .filter(|v| {
-                self.useful.contains(v) && !self.static_vars.contains(v) && !self.eager.contains(v)
+                self.useful.contains(v)
+                    && !self.static_vars.contains(v)
+                    && !self.eager.contains(v)
+                    && !self.valued.contains(v)
             })
             .collect()
     }
@@ -343,7 +346,7 @@ impl Builder<'_, '_> {
         let pre: Vec<TokenStream> = pre
             .into_iter()
             .map(|(target, source)| {
-                if self.fresh.remove(&target) {
+                if self.fresh.remove(&target) || self.valued.contains(&target) {
                     bound.push(target);
                     let bar = self.g.bar(target);
                     quote!(let mut #bar = #source;)
@@ -368,7 +371,7 @@ impl Builder<'_, '_> {
         let (items, saves) = self.record_items(stmts, &vars, extra_consts, &recomputed, &consts);
         self.records.insert(block_key(stmts), items.clone());
         self.saves.insert(block_key(stmts), saves);
-        vars.retain(|v| !bound.contains(v));
+        vars.retain(|v| !bound.contains(v) && !self.valued.contains(v));
         let decl = self.declare(&vars);
         let consts = consts.iter().map(|(c, e)| quote!(let #c = #e;));
         (
@@ -635,8 +638,15 @@ impl Builder<'_, '_> {
             .filter(|v| {
                 self.useful.contains(v)
                     && !self.dense_vars.contains(v)
+                    && !self.valued.contains(v)
                     && !l.carried.iter().any(|c| c.input == *v || c.output == *v)
             })
+            .collect();
+        // Arrays carried through element writes: their adjoints are values
+        // in the reverse loop (`valued.rs`).
+        let chains: HashMap<VarId, Vec<VarId>> = carried
+            .iter()
+            .filter_map(|c| Some((c.input, self.written_chain(l, c)?)))
             .collect();
         let (mut hoist, mut unhoist) = (Vec::new(), Vec::new());
         for v in &hoisted {
@@ -650,6 +660,11 @@ impl Builder<'_, '_> {
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for c in &carried {
             let slot = slot_ident(g, c.input, "_bar");
+            if chains.contains_key(&c.input) {
+                let (out, shape) = (g.bar(c.output), self.read_shape(&Operand::Var(c.output)));
+                before.push(quote!(let mut #slot = #r::materialize(#out.take(), #shape);));
+                continue;
+            }
             before.push(if self.useful.contains(&c.output) {
                 let out = g.bar(c.output);
                 quote!(let mut #slot = #out.take();)
@@ -662,12 +677,22 @@ impl Builder<'_, '_> {
             // Before `unhoist`: an initial value's adjoint may be held as a
             // value too (`s = y; for .. { s = f(s, y) }`).
             let slot = slot_ident(g, c.input, "_bar");
+            let slot = if chains.contains_key(&c.input) {
+                quote!(::core::option::Option::Some(#slot))
+            } else {
+                quote!(#slot)
+            };
             if let Operand::Var(init) = &c.init {
-                after.push(self.transfer_into(*init, quote!(#slot)));
+                after.push(self.transfer_into(*init, slot));
             }
         }
         for c in &carried {
             let slot = slot_ident(g, c.input, "_bar");
+            if let (Some(chain), input) = (chains.get(&c.input), g.bar(c.input)) {
+                pre.push((chain[0], quote!(#slot)));
+                post.push(quote!(#slot = #input;));
+                continue;
+            }
             if let Operand::Var(n) = &c.next {
                 pre.push((*n, quote!(#slot.take())));
             }
@@ -702,7 +727,17 @@ impl Builder<'_, '_> {
             names: saved_names,
             owned: owned_names,
         };
+        for chain in chains.values() {
+            self.valued.extend(chain.iter().copied());
+            self.unbound.extend(chain[1..].iter().copied());
+        }
         let (code, items) = self.nested(&l.body, &inputs, saved_names, pre, post);
+        for chain in chains.values() {
+            for v in chain {
+                self.valued.remove(v);
+                self.unbound.remove(v);
+            }
+        }
         self.leave_loop(l);
         self.loop_depth -= 1;
         for v in &hoisted {
