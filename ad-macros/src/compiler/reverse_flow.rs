@@ -688,7 +688,8 @@ impl Builder<'_, '_> {
         }
         for c in &carried {
             let slot = slot_ident(g, c.input, "_bar");
-            if let (Some(chain), input) = (chains.get(&c.input), g.bar(c.input)) {
+            if let Some(chain) = chains.get(&c.input) {
+                let input = g.bar(c.input);
                 pre.push((chain[0], quote!(#slot)));
                 post.push(quote!(#slot = #input;));
                 continue;
