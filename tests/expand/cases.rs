@@ -398,6 +398,35 @@ snapshot!(element_update_in_a_loop, [reverse],
     }
 );
 
+// An array written three times per iteration, its elements read between
+// the writes, in a branch and by an inner loop: each version's adjoint is a
+// value, bound by the pullback of the write that consumed it
+// (`valued.rs`); the inner loop adds into the current one.
+snapshot!(several_element_writes_in_a_loop, [reverse],
+    fn f(x: &Array1<f64>) -> f64 {
+        let n = x.len();
+        let mut v = x.mapv(f64::sin);
+        for i in 1..n {
+            v[i] = v[i] * v[i - 1] + x[i];
+            let mut bonus = 0.5;
+            if i % 3 == 0 {
+                bonus = v[i].cos();
+            }
+            v[i - 1] += bonus * x[i - 1];
+            let mut s = 0.0;
+            for j in 0..i {
+                s += v[j] * 0.25;
+            }
+            v[i] -= s.tanh();
+        }
+        v.sum()
+    }
+);
+
+// GradBench's `ode` right-hand side, a copy written element by element: the
+// reverse loop carries the copy's adjoint as a value.
+snapshot_of!(ode_fun, [reverse], "tools/gradbench/src/evals/ode.rs", "ode_fun");
+
 // A scalar field bound by value: the binding owns a copy of the place
 // (`rules::to_owned`), which the loop then carries.
 snapshot!(scalar_field_carried_by_a_loop, [],

@@ -40,10 +40,8 @@ impl Builder<'_, '_> {
         let Operand::Var(next) = c.next else {
             return None;
         };
-        if !matches!(c.init, Operand::Var(_))
-            || !self.useful.contains(&c.input)
-            || !self.useful.contains(&c.output)
-        {
+        // (The chain's versions, `c.input` among them, must be useful too.)
+        if !matches!(c.init, Operand::Var(_)) || !self.useful.contains(&c.output) {
             return None;
         }
         let mut chain = vec![next];
