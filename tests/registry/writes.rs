@@ -177,6 +177,35 @@ scenario! {
     inputs(n) { ref x dx = random(n, 80) }
 }
 
+scenario! {
+    scalar elements_read_before_a_write in ElementWrites, sizes [1, 4, 12];
+    /// Elements read in a branch, of an array version the code then
+    /// writes in place: outside any loop, and in a loop where a branch
+    /// both reads and writes the carried array. The reverse sweep keeps
+    /// the elements read, not the versions.
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, w: f64) -> f64 {
+        let n = x.len();
+        let mut v = x.mapv(f64::tanh);
+        let mut b = w;
+        if w > 0.0 {
+            b = v[0] * w + v[n - 1];
+        }
+        v[0] = b * b;
+        let mut acc = 0.0;
+        for i in 0..n {
+            if x[i] > 0.0 {
+                acc += v[i] * v[n - 1 - i];
+                v[i] = acc.sin();
+            } else {
+                v[n - 1 - i] *= 0.5 + v[i];
+            }
+        }
+        acc + (&v * &v).sum()
+    }
+    inputs(n) { ref x dx = random(n, 81), val w dw = 0.7 }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         outer_product_by_elements::scenario(),
@@ -186,5 +215,6 @@ pub fn scenarios() -> Vec<Scenario> {
         parts_assigned::scenario(),
         shifted_products::scenario(),
         several_writes_per_iteration::scenario(),
+        elements_read_before_a_write::scenario(),
     ]
 }

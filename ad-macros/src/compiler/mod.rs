@@ -24,6 +24,7 @@ mod recursion;
 mod replay;
 mod reverse;
 mod reverse_flow;
+mod rewritten;
 mod scan;
 mod shapes;
 mod signature;

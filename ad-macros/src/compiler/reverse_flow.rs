@@ -382,14 +382,23 @@ impl Builder<'_, '_> {
 
     /// Values the block's reverse code reads that are cheaper to recompute
     /// than to save: views (which cannot be saved beside what they borrow)
-    /// and element reads `x[i]` of arrays from outside the block. Recomputed
-    /// in forward order, with the views they read.
+    /// and element reads `x[i]` of arrays from outside the block that are
+    /// not written in place afterwards. Recomputed in forward order, with
+    /// the views they read.
     fn recompute_views(
         &mut self,
         stmts: &[Stmt],
         local: &[VarId],
     ) -> (Vec<TokenStream>, HashSet<VarId>) {
         let g = self.g;
+        // An element of an array from outside the block, unless that array
+        // is written in place afterwards (`rewritten.rs`): then the element
+        // is saved.
+        let rewritten = self.rewritten.clone();
+        let outer_element = |inst: &Inst| {
+            matches!(&inst.op, Op::Index(Operand::Var(b), _)
+                if !local.contains(b) && !rewritten.contains(b))
+        };
         // Scalar arithmetic on values available in the reverse sweep (from
         // outside the block, or recomputed themselves) is recomputed rather
         // than saved: a few flops instead of a tape entry.
@@ -405,7 +414,7 @@ impl Builder<'_, '_> {
                     | Op::MulAdd(..)
                     | Op::Powi(..)
                     | Op::Cast(..)
-            ) || matches!(&inst.op, Op::Index(Operand::Var(b), _) if !local.contains(b));
+            ) || outer_element(inst);
             let available = inst
                 .op
                 .var_operands()
@@ -432,9 +441,7 @@ impl Builder<'_, '_> {
         self.owned_items.extend(&owned);
         let recomputed_view = |v: &VarId| g.f.vars[v.0].is_view && !owned.contains(v);
         let recomputable = |inst: &Inst| {
-            recomputed_view(&inst.dest)
-                || scalar_chain.contains(&inst.dest)
-                || matches!(&inst.op, Op::Index(Operand::Var(b), _) if !local.contains(b))
+            recomputed_view(&inst.dest) || scalar_chain.contains(&inst.dest) || outer_element(inst)
         };
         let mut need: HashSet<VarId> = HashSet::new();
         let mut out = Vec::new();
