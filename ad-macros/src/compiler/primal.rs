@@ -33,6 +33,9 @@ pub struct Gen<'f> {
     pub tuples: std::collections::HashSet<VarId>,
     /// The earlier value whose shape each variable has (`shapes.rs`).
     pub shape_sources: std::collections::HashMap<VarId, Operand>,
+    /// Arrays written in place after they are read: the reverse sweep
+    /// saves the elements it reads of them (`rewritten.rs`).
+    pub rewritten: std::collections::HashSet<VarId>,
 }
 
 impl<'f> Gen<'f> {
@@ -50,6 +53,7 @@ impl<'f> Gen<'f> {
                 .map(|i| i.dest)
                 .collect(),
             shape_sources: super::shapes::shape_sources(f),
+            rewritten: super::rewritten::rewritten(f),
         }
     }
 

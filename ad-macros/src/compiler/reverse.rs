@@ -71,9 +71,6 @@ pub(super) struct Builder<'g, 'f> {
     pub(super) static_vars: HashSet<VarId>,
     /// Variables known to hold scalars (cheap to recompute).
     pub(super) scalars: HashSet<VarId>,
-    /// Arrays written in place after they are read: the reverse sweep
-    /// saves the elements it reads of them ([`super::rewritten`]).
-    pub(super) rewritten: HashSet<VarId>,
     /// Adjoints of outer variables a loop's reverse sweep holds as values
     /// while it runs (no `Option` check, no allocation path in the loop).
     pub(super) dense_vars: HashSet<VarId>,
@@ -177,7 +174,6 @@ pub fn sweeps(g: &Gen<'_>, may_accumulate: bool) -> Sweeps {
         optional,
         static_vars: HashSet::new(),
         scalars: activity::scalars(f),
-        rewritten: super::rewritten::rewritten(f),
         dense_vars: HashSet::new(),
         valued: HashSet::new(),
         unbound: HashSet::new(),

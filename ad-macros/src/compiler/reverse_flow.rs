@@ -394,10 +394,9 @@ impl Builder<'_, '_> {
         // An element of an array from outside the block, unless that array
         // is written in place afterwards (`rewritten.rs`): then the element
         // is saved.
-        let rewritten = self.rewritten.clone();
         let outer_element = |inst: &Inst| {
             matches!(&inst.op, Op::Index(Operand::Var(b), _)
-                if !local.contains(b) && !rewritten.contains(b))
+                if !local.contains(b) && !g.rewritten.contains(b))
         };
         // Scalar arithmetic on values available in the reverse sweep (from
         // outside the block, or recomputed themselves) is recomputed rather
