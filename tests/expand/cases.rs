@@ -427,6 +427,11 @@ snapshot!(several_element_writes_in_a_loop, [reverse],
 // reverse loop carries the copy's adjoint as a value.
 snapshot_of!(ode_fun, [reverse], "tools/gradbench/src/evals/ode.rs", "ode_fun");
 
+// GradBench's `ode`, four Runge–Kutta stages per step: each stage's
+// `y + k * (h / 2.0)` sends its cotangent to `k` in one pass
+// (`add_scaled_pullback_rhs`), and the product has no adjoint.
+snapshot_of!(ode_runge_kutta, [reverse], "tools/gradbench/src/evals/ode.rs", "ode");
+
 // A scalar field bound by value: the binding owns a copy of the place
 // (`rules::to_owned`), which the loop then carries.
 snapshot!(scalar_field_carried_by_a_loop, [],

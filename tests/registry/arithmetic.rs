@@ -101,6 +101,31 @@ scenario! {
     inputs(n) { ref a da = random((n, n + 1), 9), ref b db = random(n + 1, 10) }
 }
 
+// Sums of constant multiples (`a + u * c`), whose cotangent reaches `u`
+// in one pass (`rules::add_scaled_pullback_rhs`): on either side of `+`
+// and `-`, by `*` and `/`, as `u`'s first contribution and as a later
+// one, in straight-line code and in a loop. A factor that is an array,
+// and a sum that broadcasts, take the rules one after the other.
+scenario! {
+    scalar sums_of_constant_multiples in Arithmetic, sizes [1, 4, 9];
+    #[differentiable]
+    pub fn f(x: &Array1<f64>, m: &Array2<f64>, #[constant] c: f64, #[constant] w: &Array1<f64>) -> f64 {
+        let y = x + &(x.mapv(f64::sin) * c);
+        let z = &(&y / c) - &x.mapv(f64::cos);
+        let v = &z - &(&y * c);
+        let b = m + &(&v * c);
+        let e = &v + &(&y * w);
+        let mut s = x.to_owned();
+        for _ in 0..3 {
+            s = &s + &(&e * (c / 2.0));
+            s = &(&s * 0.5) - &z;
+        }
+        b.sum() * 0.1 + (&s * &s).sum() + e.dot(&e)
+    }
+    inputs(n) { ref x dx = random(n, 41), ref m dm = random((2, n), 42) }
+    constants { val c = 0.7, ref w = random(n, 43) }
+}
+
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         broadcast_row_over_matrix::scenario(),
@@ -109,5 +134,6 @@ pub fn scenarios() -> Vec<Scenario> {
         compound_assignment::scenario(),
         elementwise_methods::scenario(),
         affine_map::scenario(),
+        sums_of_constant_multiples::scenario(),
     ]
 }

@@ -25,6 +25,7 @@ mod replay;
 mod reverse;
 mod reverse_flow;
 mod rewritten;
+mod scaled;
 mod scan;
 mod shapes;
 mod signature;

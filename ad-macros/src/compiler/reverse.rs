@@ -101,6 +101,11 @@ pub(super) struct Builder<'g, 'f> {
     /// The record variable of each `if` and loop that has a reverse sweep.
     pub(super) record_idents: HashMap<usize, Ident>,
     pub(super) counts: HashMap<VarId, usize>,
+    /// Constant multiples read only by a sum (`scaled.rs`), and those whose
+    /// cotangent the sum has sent straight to their operand: their own
+    /// pullback is left out.
+    scaled_terms: HashMap<VarId, super::scaled::Scaled>,
+    folded: HashSet<VarId>,
     defined: HashSet<VarId>,
     pub(super) reverse: Vec<TokenStream>,
     /// Forward names the reverse code reads.
@@ -186,6 +191,8 @@ pub fn sweeps(g: &Gen<'_>, may_accumulate: bool) -> Sweeps {
         saves: HashMap::new(),
         record_idents: HashMap::new(),
         counts,
+        scaled_terms: super::scaled::scaled_terms(f, &useful),
+        folded: HashSet::new(),
         defined: HashSet::new(),
         reverse: Vec::new(),
         read_vars: BTreeSet::new(),
@@ -498,6 +505,9 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn reverse_inst(&mut self, inst: &Inst) {
+        if self.folded.contains(&inst.dest) {
+            return;
+        }
         // A tuple's adjoint (`eager`) is whole from the start, not an
         // `Option`: its items' reads add into it.
         if !self.optional
@@ -588,6 +598,10 @@ impl Builder<'_, '_> {
             } else {
                 quote!(&#dest_bar)
             };
+            if let Some((u, contribution)) = self.scaled_pullback(inst, pos, v, &dy) {
+                self.accumulate(u, contribution, Kind::Shaped);
+                continue;
+            }
             let (contribution, kind) = self.pullback(inst, pos, dy);
             if matches!(inst.op, Op::Index(..)) && !self.scattered.insert(v) {
                 let r = &g.rules;
@@ -595,6 +609,47 @@ impl Builder<'_, '_> {
             }
             self.accumulate(v, contribution, kind);
         }
+    }
+
+    /// For a sum `inst` whose operand number `pos` is a constant multiple
+    /// `t = u * c` read nowhere else (`scaled.rs`): `u` and the cotangent
+    /// the sum sends it through `t`, which then needs no adjoint.
+    fn scaled_pullback(
+        &mut self,
+        inst: &Inst,
+        pos: usize,
+        t: VarId,
+        dy: &TokenStream,
+    ) -> Option<(VarId, TokenStream)> {
+        let Op::Arith(op @ (Arith::Add | Arith::Sub), a, b) = &inst.op else {
+            return None;
+        };
+        let scaled = self.scaled_terms.get(&t)?.clone();
+        // A scalar `u` gains nothing (its cotangent is a number, or a
+        // reduction the rules make anyway): they stay as they read. `t`'s
+        // adjoint would be a plain local, declared by its first
+        // contribution; `u`'s takes any contribution.
+        if self.scalars.contains(&scaled.u)
+            || (self.optional && !self.static_vars.contains(&t))
+            || Some(scaled.u) == self.dropped
+            || self.bag_items.contains(&scaled.u)
+            || self.eager.contains(&scaled.u)
+        {
+            return None;
+        }
+        let s = inst.span;
+        let r = &self.g.rules_at(s);
+        let side = if pos == 0 { "lhs" } else { "rhs" };
+        let f = format_ident!("{}_scaled_pullback_{}", arith_name(*op, s), side, span = s);
+        let (a, b) = (self.read_shape(a), self.read_shape(b));
+        let u = self.read_shape(&Operand::Var(scaled.u));
+        let c = self.read(&scaled.factor);
+        let divide = scaled.divide;
+        self.folded.insert(t);
+        Some((
+            scaled.u,
+            quote_spanned!(s=> #r::#f(#dy, #a, #b, #u, #c, #divide)),
+        ))
     }
 
     /// The cotangent `inst` sends to its operand number `pos`.
