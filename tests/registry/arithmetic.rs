@@ -103,9 +103,10 @@ scenario! {
 
 // Sums of constant multiples (`a + u * c`), whose cotangent reaches `u`
 // in one pass (`rules::add_scaled_pullback_rhs`): on either side of `+`
-// and `-`, by `*` and `/`, as `u`'s first contribution and as a later
-// one, in straight-line code and in a loop. A factor that is an array,
-// and a sum that broadcasts, take the rules one after the other.
+// and `-`, by `*` and `/`, with `c * u` too, as `u`'s first contribution
+// and as a later one, in straight-line code and in a loop. A factor that
+// is an array, and a sum that broadcasts, take the rules one after the
+// other.
 scenario! {
     scalar sums_of_constant_multiples in Arithmetic, sizes [1, 4, 9];
     #[differentiable]
@@ -113,7 +114,7 @@ scenario! {
         let y = x + &(x.mapv(f64::sin) * c);
         let z = &(&y / c) - &x.mapv(f64::cos);
         let v = &z - &(&y * c);
-        let b = m + &(&v * c);
+        let b = m + &(&v * c) + &(0.5 * x);
         let e = &v + &(&y * w);
         let mut s = x.to_owned();
         for _ in 0..3 {
