@@ -371,44 +371,65 @@ impl Builder<'_, '_> {
     ///                                             let t4 = rules::add_in_place(t2, view(&b));
     ///                                             let t2 = t2_shape;
     /// ```
+    ///
+    /// The left operand's first; else, for `+ - * /`, the right one's
+    /// (`rules::add_in_place_rhs(view(&y), t2)` for `y + t2`).
     fn in_place(&self, inst: &Inst) -> Option<TokenStream> {
         let g = self.g;
-        let a = match &inst.op {
+        let left = match &inst.op {
             Op::Arith(_, Operand::Var(a), _)
             | Op::Unary(_, Operand::Var(a))
             | Op::Neg(Operand::Var(a))
             | Op::Powi(Operand::Var(a), _)
-            | Op::Mapv(Operand::Var(a), _) => *a,
+            | Op::Mapv(Operand::Var(a), _) => Some(*a),
+            _ => None,
+        };
+        let (s, r) = (inst.span, g.rules_at(inst.span));
+        let (taken, value) = match (left, &inst.op) {
+            (Some(a), op) if self.reusable(inst, 0, a) => {
+                let x = g.ident(a);
+                let value = match op {
+                    Op::Arith(op, _, b) => {
+                        let f = format_ident!("{}_in_place", arith_name(*op, s), span = s);
+                        let b = g.operand(b);
+                        quote_spanned!(s=> #r::#f(#x, #b))
+                    }
+                    _ => g.apply(inst, quote_spanned!(s=> #r::in_place(#x))),
+                };
+                (a, value)
+            }
+            (_, Op::Arith(op, a, Operand::Var(b)))
+                if !matches!(a, Operand::Var(a) if a == b) && self.reusable(inst, 1, *b) =>
+            {
+                let f = format_ident!("{}_in_place_rhs", arith_name(*op, s), span = s);
+                let (a, x) = (g.operand(a), g.ident(*b));
+                (*b, quote_spanned!(s=> #r::#f(#a, #x)))
+            }
             _ => return None,
         };
-        let site = super::moves::Site::Operand {
-            inst: inst.dest,
-            pos: 0,
-        };
-        // (A scalar has no buffer to reuse.)
-        if !g.moves.contains(&site)
-            || self.read_vars.contains(&a)
-            || !g.owned_temporaries.contains(&a)
-            || g.blocks.get(&a) != g.blocks.get(&inst.dest)
-            || self.scalars.contains(&a)
-        {
-            return None;
-        }
-        let (s, r, x) = (inst.span, g.rules_at(inst.span), g.ident(a));
-        let value = match &inst.op {
-            Op::Arith(op, _, b) => {
-                let f = format_ident!("{}_in_place", arith_name(*op, s), span = s);
-                let b = g.operand(b);
-                quote_spanned!(s=> #r::#f(#x, #b))
-            }
-            _ => g.apply(inst, quote_spanned!(s=> #r::in_place(#x))),
-        };
         let bind = g.bind(inst, value);
-        Some(if self.read_shapes.contains(&a) {
-            self.keeping_shape(a, bind)
+        Some(if self.read_shapes.contains(&taken) {
+            self.keeping_shape(taken, bind)
         } else {
             bind
         })
+    }
+
+    /// Whether `inst` may take over the buffer of `v`, its operand `pos`:
+    /// its last read, nothing reads its value in the reverse sweep, and
+    /// it is an array the block itself made.
+    fn reusable(&self, inst: &Inst, pos: usize, v: VarId) -> bool {
+        let g = self.g;
+        let site = super::moves::Site::Operand {
+            inst: inst.dest,
+            pos,
+        };
+        // (A scalar has no buffer to reuse.)
+        g.moves.contains(&site)
+            && !self.read_vars.contains(&v)
+            && g.owned_temporaries.contains(&v)
+            && g.blocks.get(&v) == g.blocks.get(&inst.dest)
+            && !self.scalars.contains(&v)
     }
 
     /// `code`, which moves `v`'s value away, with `v`'s name holding its

@@ -7,6 +7,8 @@
 //! ```text
 //! y = a op b      a has y's shape: a[i] = a[i] op b[i] (b broadcast), y = a
 //!                 otherwise (a is broadcast): a new array, as `op` gives
+//! y = a op b      (`op_in_place_rhs`, b by value, when a is read again)
+//!                 b has y's shape: b[i] = a[i] op b[i], y = b
 //! y = f(a)        a[i] = f(a[i]), y = a
 //! ```
 
@@ -79,37 +81,48 @@ impl<F: Float, D: Dimension> Elementwise for InPlace<F, D> {
 }
 
 /// `a op b` with `a` taken by value: the family of `Arith`, in `a`'s buffer
-/// where it can.
+/// where it can; `b op a` when `flip` (`a` is then the right operand, as in
+/// `y + t` for a temporary `t`).
 #[diagnostic::on_unimplemented(
     message = "no derivative rule for arithmetic between `{Self}` and `{B}`",
     label = "`ad` differentiates `+ - * /` between scalars and ndarray arrays of one float type"
 )]
 pub trait ArithInPlace<B>: Sized {
     type Output;
-    fn apply_in_place(op: ArithOp, a: Self, b: B) -> Self::Output;
+    fn apply_in_place(op: ArithOp, a: Self, b: B, flip: bool) -> Self::Output;
 }
 
+/// The element-wise operation on `x`, the buffer's element, and `y`, the
+/// other operand's.
 #[inline(always)]
-fn apply<F: Float>(op: ArithOp, x: F, y: F) -> F {
-    <F as Arith<F>>::apply(op, x, y)
+fn element<F: Float>(op: ArithOp, flip: bool) -> impl Fn(F, F) -> F {
+    move |x, y| {
+        if flip {
+            <F as Arith<F>>::apply(op, y, x)
+        } else {
+            <F as Arith<F>>::apply(op, x, y)
+        }
+    }
 }
 
 impl<F: Float> ArithInPlace<F> for F {
     type Output = F;
     #[inline(always)]
-    fn apply_in_place(op: ArithOp, a: F, b: F) -> F {
-        apply(op, a, b)
+    fn apply_in_place(op: ArithOp, a: F, b: F, flip: bool) -> F {
+        element(op, flip)(a, b)
     }
 }
 
+/// A scalar has no buffer to give.
 impl<'b, F: Float, E: Dimension> ArithInPlace<ArrayView<'b, F, E>> for F
 where
     Ix0: DimMax<E, Output = E>,
 {
     type Output = Array<F, E>;
     #[inline]
-    fn apply_in_place(op: ArithOp, a: F, b: ArrayView<'b, F, E>) -> Array<F, E> {
-        <F as Arith<ArrayView<'b, F, E>>>::apply(op, a, b)
+    fn apply_in_place(op: ArithOp, a: F, b: ArrayView<'b, F, E>, flip: bool) -> Array<F, E> {
+        let f = element(op, flip);
+        b.mapv(|y| f(a, y))
     }
 }
 
@@ -119,8 +132,9 @@ where
 {
     type Output = Array<F, D>;
     #[inline]
-    fn apply_in_place(op: ArithOp, a: Array<F, D>, b: F) -> Array<F, D> {
-        a.mapv_into(|x| apply(op, x, b))
+    fn apply_in_place(op: ArithOp, a: Array<F, D>, b: F, flip: bool) -> Array<F, D> {
+        let f = element(op, flip);
+        a.mapv_into(|x| f(x, b))
     }
 }
 
@@ -133,32 +147,46 @@ impl<'b, F: Float, D: Dimension + DimMax<E>, E: Dimension> ArithInPlace<ArrayVie
         op: ArithOp,
         mut a: Array<F, D>,
         b: ArrayView<'b, F, E>,
+        flip: bool,
     ) -> Array<F, <D as DimMax<E>>::Output> {
-        if co_dim(&a.raw_dim(), &b.raw_dim()).slice() != a.shape() {
+        let f = element(op, flip);
+        let co = co_dim(&a.raw_dim(), &b.raw_dim());
+        if co.slice() == a.shape() {
+            a.zip_mut_with(&b, |x, &y| *x = f(*x, y));
+            a.into_dimensionality()
+                .expect("the result has the operand's shape, so its rank")
+        } else {
             // `a` is the side broadcast: the result is larger than it.
-            return <ArrayView<'_, F, D> as Arith<ArrayView<'b, F, E>>>::apply(op, a.view(), b);
+            let mut y = a
+                .broadcast(co.clone())
+                .expect("operands that broadcast together")
+                .to_owned();
+            y.zip_mut_with(&b, |x, &y| *x = f(*x, y));
+            y
         }
-        a.zip_mut_with(&b, |x, &y| *x = apply(op, *x, y));
-        a.into_dimensionality()
-            .expect("the result has the operand's shape, so its rank")
     }
 }
 
 macro_rules! in_place_fns {
-    ($($op:ident $name:ident;)*) => {$(
+    ($($op:ident $name:ident $rhs:ident;)*) => {$(
         #[doc = concat!("`a ", stringify!($op), " b` in `a`'s buffer where it can (see the module).")]
         #[inline(always)]
         pub fn $name<A: ArithInPlace<B>, B: Operand>(a: A, b: B) -> A::Output {
-            A::apply_in_place(ArithOp::$op, a, b)
+            A::apply_in_place(ArithOp::$op, a, b, false)
+        }
+        #[doc = concat!("`a ", stringify!($op), " b` in `b`'s buffer where it can (see the module).")]
+        #[inline(always)]
+        pub fn $rhs<A, B: ArithInPlace<A>>(a: A, b: B) -> B::Output {
+            B::apply_in_place(ArithOp::$op, b, a, true)
         }
     )*};
 }
 
 in_place_fns! {
-    Add add_in_place;
-    Sub sub_in_place;
-    Mul mul_in_place;
-    Div div_in_place;
+    Add add_in_place add_in_place_rhs;
+    Sub sub_in_place sub_in_place_rhs;
+    Mul mul_in_place mul_in_place_rhs;
+    Div div_in_place div_in_place_rhs;
 }
 
 #[cfg(test)]
@@ -184,5 +212,28 @@ mod tests {
         assert_eq!(div_in_place(3.0, 2.0), 1.5);
         assert_eq!(tanh(in_place(b.clone())), b.mapv(f64::tanh));
         assert_eq!(tanh(in_place(0.5f64)), 0.5f64.tanh());
+    }
+
+    #[test]
+    fn the_right_operand_gives_its_buffer_as_the_left_does() {
+        use crate::rules::{div, sub};
+        let a: Array2<f64> = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+        let b: Array1<f64> = array![0.5, -1.0, 2.0];
+        let wide = &a * 3.0;
+        let ptr = wide.as_ptr();
+        let got = sub_in_place_rhs(view(&a), wide.clone());
+        assert_eq!(got, sub(view(&a), view(&wide)));
+        let reused = div_in_place_rhs(view(&a), wide.clone());
+        assert_eq!(reused, div(view(&a), view(&wide)));
+        let reused = add_in_place_rhs(view(&a), wide);
+        assert_eq!(reused.as_ptr(), ptr, "the operand's buffer is reused");
+        // The operand is the one broadcast: a new array.
+        assert_eq!(
+            sub_in_place_rhs(view(&a), b.clone()),
+            sub(view(&a), view(&b))
+        );
+        assert_eq!(sub_in_place_rhs(1.0, b.clone()), sub(1.0, view(&b)));
+        assert_eq!(div_in_place_rhs(view(&b), 2.0), &b / 2.0);
+        assert_eq!(sub_in_place_rhs(3.0, 2.0), 1.0);
     }
 }
