@@ -14,7 +14,7 @@
 
 use ndarray::{Array, ArrayView, DimMax, Dimension, Ix0};
 
-use super::arith::{Arith, ArithOp};
+use super::arith::ArithOp;
 use super::broadcast::co_dim;
 use super::elementwise::Elementwise;
 use crate::{Float, Operand};
@@ -92,24 +92,45 @@ pub trait ArithInPlace<B>: Sized {
     fn apply_in_place(op: ArithOp, a: Self, b: B, flip: bool) -> Self::Output;
 }
 
-/// The element-wise operation on `x`, the buffer's element, and `y`, the
-/// other operand's.
-#[inline(always)]
-fn element<F: Float>(op: ArithOp, flip: bool) -> impl Fn(F, F) -> F {
-    move |x, y| {
-        if flip {
-            <F as Arith<F>>::apply(op, y, x)
-        } else {
-            <F as Arith<F>>::apply(op, x, y)
+/// Runs `$body` with `$f` the element-wise operation on `x`, the buffer's
+/// element, and `y`, the other operand's: one closure per operation, so
+/// each loop is compiled for one, whether the rule is inlined or not.
+macro_rules! with_element {
+    ($op:expr, $flip:expr, |$f:ident: $F:ty| $body:expr) => {
+        match ($op, $flip) {
+            (ArithOp::Add, _) => {
+                let $f = |x: $F, y: $F| x + y;
+                $body
+            }
+            (ArithOp::Mul, _) => {
+                let $f = |x: $F, y: $F| x * y;
+                $body
+            }
+            (ArithOp::Sub, false) => {
+                let $f = |x: $F, y: $F| x - y;
+                $body
+            }
+            (ArithOp::Sub, true) => {
+                let $f = |x: $F, y: $F| y - x;
+                $body
+            }
+            (ArithOp::Div, false) => {
+                let $f = |x: $F, y: $F| x / y;
+                $body
+            }
+            (ArithOp::Div, true) => {
+                let $f = |x: $F, y: $F| y / x;
+                $body
+            }
         }
-    }
+    };
 }
 
 impl<F: Float> ArithInPlace<F> for F {
     type Output = F;
     #[inline(always)]
     fn apply_in_place(op: ArithOp, a: F, b: F, flip: bool) -> F {
-        element(op, flip)(a, b)
+        with_element!(op, flip, |f: F| f(a, b))
     }
 }
 
@@ -119,10 +140,9 @@ where
     Ix0: DimMax<E, Output = E>,
 {
     type Output = Array<F, E>;
-    #[inline]
+    #[inline(always)]
     fn apply_in_place(op: ArithOp, a: F, b: ArrayView<'b, F, E>, flip: bool) -> Array<F, E> {
-        let f = element(op, flip);
-        b.mapv(|y| f(a, y))
+        with_element!(op, flip, |f: F| b.mapv(|y| f(a, y)))
     }
 }
 
@@ -131,10 +151,9 @@ where
     D: DimMax<Ix0, Output = D>,
 {
     type Output = Array<F, D>;
-    #[inline]
+    #[inline(always)]
     fn apply_in_place(op: ArithOp, a: Array<F, D>, b: F, flip: bool) -> Array<F, D> {
-        let f = element(op, flip);
-        a.mapv_into(|x| f(x, b))
+        with_element!(op, flip, |f: F| a.mapv_into(|x| f(x, b)))
     }
 }
 
@@ -142,28 +161,25 @@ impl<'b, F: Float, D: Dimension + DimMax<E>, E: Dimension> ArithInPlace<ArrayVie
     for Array<F, D>
 {
     type Output = Array<F, <D as DimMax<E>>::Output>;
-    #[inline]
+    #[inline(always)]
     fn apply_in_place(
         op: ArithOp,
-        mut a: Array<F, D>,
+        a: Array<F, D>,
         b: ArrayView<'b, F, E>,
         flip: bool,
     ) -> Array<F, <D as DimMax<E>>::Output> {
-        let f = element(op, flip);
         let co = co_dim(&a.raw_dim(), &b.raw_dim());
-        if co.slice() == a.shape() {
-            a.zip_mut_with(&b, |x, &y| *x = f(*x, y));
+        let mut y = if co.slice() == a.shape() {
             a.into_dimensionality()
                 .expect("the result has the operand's shape, so its rank")
         } else {
             // `a` is the side broadcast: the result is larger than it.
-            let mut y = a
-                .broadcast(co.clone())
+            a.broadcast(co)
                 .expect("operands that broadcast together")
-                .to_owned();
-            y.zip_mut_with(&b, |x, &y| *x = f(*x, y));
-            y
-        }
+                .to_owned()
+        };
+        with_element!(op, flip, |f: F| y.zip_mut_with(&b, |x, &y| *x = f(*x, y)));
+        y
     }
 }
 
