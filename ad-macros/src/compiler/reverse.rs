@@ -648,9 +648,10 @@ impl Builder<'_, '_> {
         let scaled = self.scaled_terms.get(&t)?.clone();
         // A scalar `u` gains nothing (its cotangent is a number, or a
         // reduction the rules make anyway): the rules stay as they read.
-        // Where adjoints are `Option`s, `t`'s must be a plain local, which
-        // leaving it out declares nothing away. A bag item's or a struct's
-        // adjoint takes the contributions of its own rules only.
+        // Where adjoints are `Option`s, `t`'s must be a plain local (made
+        // by its first contribution, so none is left declared and unused).
+        // A bag item's or a struct's adjoint takes only the contributions
+        // of its own rules.
         if self.scalars.contains(&scaled.u)
             || (self.optional && !self.static_vars.contains(&t))
             || Some(scaled.u) == self.dropped
