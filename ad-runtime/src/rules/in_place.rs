@@ -12,7 +12,7 @@
 //! y = f(a)        a[i] = f(a[i]), y = a
 //! ```
 
-use ndarray::{Array, ArrayView, DimMax, Dimension, Ix0};
+use ndarray::{Array, ArrayView, DimMax, Dimension, Ix0, Zip};
 
 use super::arith::ArithOp;
 use super::broadcast::co_dim;
@@ -169,15 +169,22 @@ impl<'b, F: Float, D: Dimension + DimMax<E>, E: Dimension> ArithInPlace<ArrayVie
         flip: bool,
     ) -> Array<F, <D as DimMax<E>>::Output> {
         let co = co_dim(&a.raw_dim(), &b.raw_dim());
-        let mut y = if co.slice() == a.shape() {
-            a.into_dimensionality()
-                .expect("the result has the operand's shape, so its rank")
-        } else {
-            // `a` is the side broadcast: the result is larger than it.
-            a.broadcast(co)
-                .expect("operands that broadcast together")
-                .to_owned()
-        };
+        if co.slice() != a.shape() {
+            // `a` is the side broadcast: the result is larger than it, a
+            // new array made in one pass.
+            let (a, b) = (
+                a.broadcast(co.clone())
+                    .expect("operands that broadcast together"),
+                b.broadcast(co.clone())
+                    .expect("operands that broadcast together"),
+            );
+            return with_element!(op, flip, |f: F| Zip::from(&a)
+                .and(&b)
+                .map_collect(|&x, &y| f(x, y)));
+        }
+        let mut y: Array<F, <D as DimMax<E>>::Output> = a
+            .into_dimensionality()
+            .expect("the result has the operand's shape, so its rank");
         with_element!(op, flip, |f: F| y.zip_mut_with(&b, |x, &y| *x = f(*x, y)));
         y
     }
