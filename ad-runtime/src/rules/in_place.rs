@@ -126,6 +126,8 @@ macro_rules! with_element {
     };
 }
 
+pub(super) use with_element;
+
 impl<F: Float> ArithInPlace<F> for F {
     type Output = F;
     #[inline(always)]

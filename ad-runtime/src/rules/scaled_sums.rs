@@ -13,7 +13,9 @@
 use ndarray::{Array, ArrayView, Dimension, Zip};
 
 use super::accumulate::Contribution;
+use super::arith::ArithOp;
 use super::cotangent::{Cot, IntoCot};
+use super::in_place::with_element;
 use super::shapes::{ArrayShape, ScalarShape, ScaleByValue, SumShapes};
 use crate::Float;
 
@@ -65,13 +67,24 @@ pub struct How {
 }
 
 impl How {
+    /// The operation between a cotangent element and the factor.
     #[inline(always)]
-    fn apply<F: Float>(self, g: F, c: F) -> F {
-        let g = if self.divide { g / c } else { g * c };
-        if self.negate {
-            -g
+    fn op(self) -> ArithOp {
+        if self.divide {
+            ArithOp::Div
         } else {
-            g
+            ArithOp::Mul
+        }
+    }
+
+    /// The factor with the sign: `g * -c` is `-(g * c)` exactly, and so is
+    /// `g / -c`.
+    #[inline(always)]
+    fn signed<F: Float>(self, c: F) -> F {
+        if self.negate {
+            -c
+        } else {
+            c
         }
     }
 }
@@ -79,12 +92,14 @@ impl How {
 impl<F: Float> ScaleInOnePass<F, F> for ScalarShape<F> {
     #[inline(always)]
     fn add_scaled(&self, dy: &F, c: &F, how: How, acc: &mut F) -> bool {
-        *acc += how.apply(*dy, *c);
+        let k = how.signed(*c);
+        *acc += with_element!(how.op(), false, |f: F| f(*dy, k));
         true
     }
     #[inline(always)]
     fn scaled<'d>(&self, dy: Cot<'d, F>, c: &F, how: How) -> Result<F, Cot<'d, F>> {
-        Ok(how.apply(*dy.get(), *c))
+        let k = how.signed(*c);
+        Ok(with_element!(how.op(), false, |f: F| f(*dy.get(), k)))
     }
 }
 
@@ -113,7 +128,7 @@ where
     ArrayShape<F, E>: ScaleByValue<C, Grad = Array<F, E>>,
 {
     fn add_scaled(&self, dy: &Array<F, D>, c: &C, how: How, acc: &mut Array<F, E>) -> bool {
-        let Some(k) = c.number() else {
+        let Some(k) = c.number().map(|c| how.signed(c)) else {
             return false;
         };
         if dy.shape() != acc.shape() {
@@ -122,9 +137,9 @@ where
         let Ok(dy) = dy.view().into_dimensionality::<E>() else {
             return false;
         };
-        Zip::from(acc)
+        with_element!(how.op(), false, |f: F| Zip::from(acc)
             .and(&dy)
-            .for_each(|a, &g| *a += how.apply(g, k));
+            .for_each(|a, &g| *a += f(g, k)));
         true
     }
 
@@ -134,7 +149,7 @@ where
         c: &C,
         how: How,
     ) -> Result<Array<F, E>, Cot<'d, Array<F, D>>> {
-        let Some(k) = c.number() else {
+        let Some(k) = c.number().map(|c| how.signed(c)) else {
             return Err(dy);
         };
         if dy.get().shape() != self.0.slice() {
@@ -142,14 +157,14 @@ where
         }
         match dy {
             Cot::Owned(mut g) => {
-                g.mapv_inplace(|g| how.apply(g, k));
+                with_element!(how.op(), false, |f: F| g.mapv_inplace(|g| f(g, k)));
                 Ok(g.into_dimensionality::<E>()
                     .expect("arrays of one shape have one rank"))
             }
             Cot::Borrowed(g) => g
                 .view()
                 .into_dimensionality::<E>()
-                .map(|g| g.mapv(|g| how.apply(g, k)))
+                .map(|g| with_element!(how.op(), false, |f: F| g.mapv(|g| f(g, k))))
                 .map_err(|_| Cot::Borrowed(g)),
         }
     }
