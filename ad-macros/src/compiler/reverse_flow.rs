@@ -61,7 +61,7 @@ pub(super) fn key<T>(x: &T) -> usize {
 }
 
 /// A key for a block of statements.
-fn block_key(stmts: &[Stmt]) -> (usize, usize) {
+pub(super) fn block_key(stmts: &[Stmt]) -> (usize, usize) {
     (stmts.as_ptr() as usize, stmts.len())
 }
 

@@ -11,6 +11,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ir::{Arith, Function, Op, Operand, Stmt, VarId};
+use super::reverse_flow::block_key;
+
+/// A block of statements, as `block_key` names it.
+type Block = (usize, usize);
 
 /// `t = u * c`, `c * u` or `u / c` with `c` constant.
 #[derive(Clone)]
@@ -42,18 +46,17 @@ pub(super) fn scaled_terms(f: &Function, useful: &HashSet<VarId>) -> HashMap<Var
 #[derive(Default)]
 struct Uses {
     /// Each candidate product, with the block that defines it.
-    products: HashMap<VarId, (usize, Scaled)>,
+    products: HashMap<VarId, (Block, Scaled)>,
     /// Each variable's readers: their block, and whether the reader is a
     /// sum.
-    readers: HashMap<VarId, Vec<(usize, bool)>>,
+    readers: HashMap<VarId, Vec<(Block, bool)>>,
     /// Read by a branch's value, a loop's carried value, or returned.
     escapes: HashSet<VarId>,
 }
 
 impl Uses {
     fn walk(&mut self, stmts: &[Stmt], useful: &HashSet<VarId>) {
-        // A block is known by where its statements live.
-        let here = stmts.as_ptr() as usize;
+        let here = block_key(stmts);
         for stmt in stmts {
             match stmt {
                 Stmt::Inst(i) if useful.contains(&i.dest) => {
