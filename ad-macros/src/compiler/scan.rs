@@ -15,18 +15,43 @@ use syn::{Expr, Pat};
 /// What to rename: the user's name and the generated one.
 pub type Renames = HashMap<String, Ident>;
 
+/// Where a renamer looks each name up: a [`Renames`] map, or the lowering's
+/// bindings as they stand. Lowering renames every expression of the body,
+/// so a map of all its bindings made afresh for each would cost time
+/// quadratic in the function's length.
+pub trait Lookup {
+    /// The generated name for the user's `name`, if it is renamed.
+    fn target(&self, name: &str) -> Option<Ident>;
+}
+
+impl Lookup for Renames {
+    fn target(&self, name: &str) -> Option<Ident> {
+        self.get(name).cloned()
+    }
+}
+
+/// The names bound to a reference (`let v = &x[k];`) that generated code
+/// holds as a value, so that `*v` reads `v`; looked up like [`Lookup`].
+pub trait Values {
+    fn holds(&self, name: &str) -> bool;
+}
+
+impl Values for HashSet<String> {
+    fn holds(&self, name: &str) -> bool {
+        self.contains(name)
+    }
+}
+
 pub struct Renamer<'a> {
-    renames: &'a Renames,
-    /// Names bound to a reference (`let v = &x[k];`) that generated code
-    /// holds as a value: `*v` reads `v`.
-    values: Option<&'a HashSet<String>>,
+    renames: &'a dyn Lookup,
+    values: Option<&'a dyn Values>,
     shadowed: Vec<HashSet<String>>,
     /// Every renamed occurrence, as the user wrote it.
     pub hits: Vec<Ident>,
 }
 
 impl<'a> Renamer<'a> {
-    pub fn new(renames: &'a Renames) -> Self {
+    pub fn new(renames: &'a dyn Lookup) -> Self {
         Renamer {
             renames,
             values: None,
@@ -35,11 +60,11 @@ impl<'a> Renamer<'a> {
         }
     }
 
-    fn target(&self, name: &str) -> Option<&Ident> {
+    fn target(&self, name: &str) -> Option<Ident> {
         if self.shadowed.iter().any(|s| s.contains(name)) {
             return None;
         }
-        self.renames.get(name)
+        self.renames.target(name)
     }
 
     fn with_scope(&mut self, names: HashSet<String>, f: impl FnOnce(&mut Self)) {
@@ -54,7 +79,6 @@ impl<'a> Renamer<'a> {
             .map(|tt| match tt {
                 TokenTree::Ident(i) => match self.target(&i.to_string()) {
                     Some(to) => {
-                        let to = to.clone();
                         self.hits.push(i);
                         TokenTree::Ident(to)
                     }
@@ -100,7 +124,7 @@ impl Renamer<'_> {
         }
         let value = matches!(inner, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
             let name = i.to_string();
-            values.contains(&name) && !self.shadowed.iter().any(|s| s.contains(&name))
+            values.holds(&name) && !self.shadowed.iter().any(|s| s.contains(&name))
         }));
         value.then_some(inner)
     }
@@ -145,7 +169,6 @@ impl VisitMut for Renamer<'_> {
         if e.qself.is_none() {
             if let Some(ident) = e.path.get_ident() {
                 if let Some(to) = self.target(&ident.to_string()) {
-                    let to = to.clone();
                     self.hits.push(ident.clone());
                     e.path.segments[0].ident = to;
                 }
@@ -247,7 +270,7 @@ pub fn mentions<'a>(expr: &Expr, names: impl IntoIterator<Item = &'a String>) ->
 }
 
 /// `expr` with `renames` applied, and the names it mentioned.
-pub fn rename_expr(expr: &Expr, renames: &Renames) -> (Expr, Vec<Ident>) {
+pub fn rename_expr(expr: &Expr, renames: &dyn Lookup) -> (Expr, Vec<Ident>) {
     let mut expr = expr.clone();
     let mut r = Renamer::new(renames);
     r.visit_expr_mut(&mut expr);
@@ -257,8 +280,8 @@ pub fn rename_expr(expr: &Expr, renames: &Renames) -> (Expr, Vec<Ident>) {
 /// `rename_expr`, reading `*v` as `v` for each of `values`.
 pub fn rename_expr_with_values(
     expr: &Expr,
-    renames: &Renames,
-    values: &HashSet<String>,
+    renames: &dyn Lookup,
+    values: &dyn Values,
 ) -> (Expr, Vec<Ident>) {
     let mut expr = expr.clone();
     let mut r = Renamer::new(renames);
@@ -270,8 +293,8 @@ pub fn rename_expr_with_values(
 /// `rename_stmt`, reading `*v` as `v` for each of `values`.
 pub fn rename_stmt_with_values(
     stmt: &syn::Stmt,
-    renames: &Renames,
-    values: &HashSet<String>,
+    renames: &dyn Lookup,
+    values: &dyn Values,
 ) -> (syn::Stmt, Vec<Ident>) {
     let mut stmt = stmt.clone();
     let mut r = Renamer::new(renames);

@@ -1609,7 +1609,7 @@ impl Binder {
         if self.copied.is_empty() {
             return;
         }
-        let names = self.copied.iter().map(|n| n.to_string()).collect();
+        let names: HashSet<String> = self.copied.iter().map(|n| n.to_string()).collect();
         for stmt in stmts {
             *stmt = scan::rename_stmt_with_values(stmt, &scan::Renames::new(), &names).0;
         }

@@ -36,7 +36,7 @@ mod windows;
 
 use super::errors::Errors;
 use super::ir::{Body, Function, Inst, Op, Operand, Stmt, VarId, VarInfo};
-use super::scan::{self, Renames};
+use super::scan;
 use super::signature::Signature;
 
 #[derive(Clone, PartialEq)]
@@ -376,16 +376,13 @@ impl Lowerer<'_> {
         Ident::new(&fresh.to_string(), span)
     }
 
-    pub(super) fn renames(&self) -> Renames {
-        self.env
-            .iter()
-            .filter_map(|(name, b)| match b {
-                Binding::Active(v) => Some((name.clone(), self.vars[v.0].ident.clone())),
-                Binding::Const { renamed, .. } => {
-                    renamed.clone().map(|ident| (name.clone(), ident))
-                }
-            })
-            .collect()
+    /// The names generated code gives the user's: an active value's, or a
+    /// constant's that was bound again under a new name.
+    pub(super) fn renames(&self) -> impl scan::Lookup + '_ {
+        Bindings {
+            lowerer: self,
+            active_only: false,
+        }
     }
 
     /// `e` as generated code names things: `renames`, with `*v` read as
@@ -414,34 +411,20 @@ impl Lowerer<'_> {
         scan::rename_stmt_with_values(stmt, &self.renames(), &self.reference_names())
     }
 
-    fn reference_names(&self) -> HashSet<String> {
-        self.env
-            .iter()
-            .filter(|(_, b)| matches!(b, Binding::Active(v) if self.bound_by_reference.contains(v)))
-            .map(|(n, _)| n.clone())
-            .collect()
+    fn reference_names(&self) -> impl scan::Values + '_ {
+        Bindings {
+            lowerer: self,
+            active_only: false,
+        }
     }
 
-    pub(super) fn active_renames(&self) -> Renames {
-        let assumed = self
-            .assumed_active
-            .iter()
-            .map(|n| (n.clone(), Ident::new("assumed", Span::call_site())));
-        // A closure that reads active values counts as one.
-        let closures = self
-            .local_closures
-            .iter()
-            .filter(|(_, c)| c.reads_active)
-            .map(|(n, _)| (n.clone(), Ident::new(n, Span::call_site())));
-        self.env
-            .iter()
-            .filter_map(|(name, b)| match b {
-                Binding::Active(v) => Some((name.clone(), self.vars[v.0].ident.clone())),
-                Binding::Const { .. } => None,
-            })
-            .chain(assumed)
-            .chain(closures)
-            .collect()
+    /// `renames`' active names, with those assumed active and the local
+    /// closures that read active values (each counts as one).
+    pub(super) fn active_renames(&self) -> impl scan::Lookup + '_ {
+        Bindings {
+            lowerer: self,
+            active_only: true,
+        }
     }
 
     /// The active names `expr` mentions, as written.
@@ -599,4 +582,40 @@ pub(super) fn first_token_span(e: &Expr) -> Span {
         .into_iter()
         .next()
         .map_or_else(Span::call_site, |t| t.span())
+}
+
+/// The lowering's bindings as [`scan`] looks names up in them, one name at
+/// a time.
+struct Bindings<'l, 'a> {
+    lowerer: &'l Lowerer<'a>,
+    /// Only the active names: the active values, the names assumed active
+    /// and the closures that read active values (which win in that order
+    /// from last to first, as the names are the same).
+    active_only: bool,
+}
+
+impl scan::Lookup for Bindings<'_, '_> {
+    fn target(&self, name: &str) -> Option<Ident> {
+        let l = self.lowerer;
+        if self.active_only {
+            if l.local_closures.get(name).is_some_and(|c| c.reads_active) {
+                return Some(Ident::new(name, Span::call_site()));
+            }
+            if l.assumed_active.contains(name) {
+                return Some(Ident::new("assumed", Span::call_site()));
+            }
+        }
+        match l.env.get(name)? {
+            Binding::Active(v) => Some(l.vars[v.0].ident.clone()),
+            Binding::Const { renamed, .. } if !self.active_only => renamed.clone(),
+            Binding::Const { .. } => None,
+        }
+    }
+}
+
+impl scan::Values for Bindings<'_, '_> {
+    fn holds(&self, name: &str) -> bool {
+        let l = self.lowerer;
+        matches!(l.env.get(name), Some(Binding::Active(v)) if l.bound_by_reference.contains(v))
+    }
 }
