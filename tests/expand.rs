@@ -85,3 +85,59 @@ macro_rules! derive_snapshot {
 }
 
 include!("expand/cases.rs");
+
+/// The most `let`s nested along one path of blocks in `file`: what a debug
+/// build makes lexical scopes of, one inside the next.
+fn let_depth(file: &syn::File) -> usize {
+    struct Depth {
+        now: usize,
+        most: usize,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Depth {
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            let outer = self.now;
+            for stmt in &block.stmts {
+                if matches!(stmt, syn::Stmt::Local(_)) {
+                    self.now += 1;
+                    self.most = self.most.max(self.now);
+                }
+                syn::visit::visit_stmt(self, stmt);
+            }
+            self.now = outer;
+        }
+    }
+    let mut depth = Depth { now: 0, most: 0 };
+    syn::visit::Visit::visit_file(&mut depth, file);
+    depth.most
+}
+
+// A thousand statements: with every `let` as written, the derivatives would
+// nest 11,000 scopes, and rustc's debug build overflows its stack near
+// 3,000 (`compiler/scopes.rs`; `tests/long_functions.rs` builds a long
+// function).
+#[test]
+fn a_long_body_nests_few_scopes() {
+    let steps = (1..=1000usize).map(|k| {
+        let (this, prev) = (
+            quote::format_ident!("v{k}"),
+            quote::format_ident!("v{}", k - 1),
+        );
+        let i = k % 4;
+        quote!(let #this = (#prev * a).sin() + x[#i] * #prev;)
+    });
+    let item = quote!(
+        fn f(x: &Array1<f64>, a: f64) -> f64 {
+            let v0 = a;
+            #(#steps)*
+            v1000
+        }
+    );
+    let out = compiler::differentiable(quote!(), item);
+    let mut file: syn::File = syn::parse2(out).expect("the expansion parses as items");
+    // The function as written, which rustc builds as it would without us.
+    file.items
+        .retain(|item| !matches!(item, syn::Item::Fn(f) if f.sig.ident == "f"));
+    assert_eq!(file.items.len(), 3, "f_grad, f_vjp and f_jvp");
+    let depth = let_depth(&file);
+    assert!(depth < 1000, "the derivatives nest {depth} `let`s");
+}

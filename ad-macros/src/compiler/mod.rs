@@ -27,6 +27,7 @@ mod reverse_flow;
 mod rewritten;
 mod scaled;
 mod scan;
+mod scopes;
 mod shapes;
 mod signature;
 mod valued;
@@ -92,7 +93,7 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
         })
     });
     let derived = match compiled {
-        Ok(Some(derived)) => derived,
+        Ok(Some(derived)) => scopes::declared_together(derived),
         Ok(None) => emit::stubs(&sig, modes),
         Err(panic) => {
             errors.at(&sig.item.sig.ident, guard::internal_error(&panic));
