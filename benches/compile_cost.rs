@@ -12,6 +12,9 @@ mod compiler;
 #[path = "common/sections.rs"]
 mod sections;
 
+#[path = "../tests/expand/long_function.rs"]
+mod long_function;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -94,6 +97,19 @@ fn measure(name: String, f: syn::ItemFn) -> Cost {
     }
 }
 
+/// Milliseconds the macro takes on a straight-line function of `n`
+/// statements (best of three).
+fn long_expansion_ms(n: usize) -> f64 {
+    let item = long_function::long_function(n);
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(compiler::differentiable(TokenStream::new(), item.clone()));
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// Seconds to build, from nothing, a crate with one `#[differentiable]`
 /// function and `ad` as its only dependency.
 fn clean_build_seconds(root: &Path) -> Option<f64> {
@@ -147,6 +163,10 @@ fn main() {
         }
     }
     let build = clean_build_seconds(root);
+    let long: Vec<(usize, f64)> = [250, 500, 1000, 2000]
+        .into_iter()
+        .map(|n| (n, long_expansion_ms(n)))
+        .collect();
 
     let total_primal: usize = costs.iter().map(|c| c.primal_lines).sum();
     let total_generated: usize = costs.iter().map(|c| c.generated_lines).sum();
@@ -162,12 +182,18 @@ fn main() {
          generated lines for {total_primal} primal lines ({:.1} per primal line).\n\
          - Clean debug build of a crate with one `#[differentiable]` function and `ad`\n  \
          as its only dependency: {}. For comparison, the issue gives about 110 s for\n  \
-         candle, 215 s for burn and 19 s for ndarray with num-dual on this machine.\n\n\
+         candle, 215 s for burn and 19 s for ndarray with num-dual on this machine.\n\
+         - Long functions (straight-line code of n statements; README, \"Long\n  \
+         functions\"): expansion {}.\n\n\
          | function | expansion | primal lines | generated lines | per primal line |\n\
          |---|---:|---:|---:|---:|\n",
         costs.len(),
         total_generated as f64 / total_primal.max(1) as f64,
         build.map_or("failed".to_string(), |s| format!("{s:.0} s")),
+        long.iter()
+            .map(|(n, ms)| format!("{ms:.0} ms at n = {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     );
     for c in &costs {
         section += &format!(

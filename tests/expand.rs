@@ -9,6 +9,9 @@
 #[allow(dead_code, unused_imports)]
 mod compiler;
 
+#[path = "expand/long_function.rs"]
+mod long_function;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -117,21 +120,7 @@ fn let_depth(file: &syn::File) -> usize {
 // function).
 #[test]
 fn a_long_body_nests_few_scopes() {
-    let steps = (1..=1000usize).map(|k| {
-        let (this, prev) = (
-            quote::format_ident!("v{k}"),
-            quote::format_ident!("v{}", k - 1),
-        );
-        let i = k % 4;
-        quote!(let #this = (#prev * a).sin() + x[#i] * #prev;)
-    });
-    let item = quote!(
-        fn f(x: &Array1<f64>, a: f64) -> f64 {
-            let v0 = a;
-            #(#steps)*
-            v1000
-        }
-    );
+    let item = long_function::long_function(1000);
     let out = compiler::differentiable(quote!(), item);
     let mut file: syn::File = syn::parse2(out).expect("the expansion parses as items");
     // The function as written, which rustc builds as it would without us.
