@@ -18,11 +18,11 @@ use ad::ndarray::Array1;
 /// the attribute sees it). The parameters and locals are written in the
 /// invocation, as the steps are, so that hygiene lets the steps name them.
 macro_rules! long_function {
-    ($sig:tt $head:tt [$($step:tt)*] $tail:tt x $($more:ident)*) => {
-        long_function!($sig $head [$($step)* $($step)*] $tail $($more)*);
+    ($module:ident $sig:tt $head:tt [$($step:tt)*] $tail:tt x $($more:ident)*) => {
+        long_function!($module $sig $head [$($step)* $($step)*] $tail $($more)*);
     };
-    ([$($sig:tt)*] {$($head:tt)*} [$($step:tt)*] {$($tail:tt)*}) => {
-        pub mod long {
+    ($module:ident [$($sig:tt)*] {$($head:tt)*} [$($step:tt)*] {$($tail:tt)*}) => {
+        pub mod $module {
             use ad::differentiable;
             use ad::ndarray::Array1;
 
@@ -38,6 +38,7 @@ macro_rules! long_function {
 
 // Three assignments, 16 times: 48 statements, some 500 `let`s in `f_grad`.
 long_function!(
+    long
     [(x: &Array1<f64>, a: f64) -> f64]
     {
         let mut u = x[0];
@@ -53,7 +54,30 @@ long_function!(
     x x x x
 );
 
+// The same with arrays, whose derivative code also saves shapes, reuses
+// buffers and shadows names (`let t2 = t2_shape;`): two assignments, 16
+// times.
+long_function!(
+    long_arrays
+    [(x: &Array1<f64>, a: f64) -> f64]
+    {
+        let mut h = x * a;
+        let mut g = x.to_owned();
+    }
+    [
+        h = (&h * 0.7 + x).mapv(f64::tanh) * a;
+        g = &g * 0.5 + &h * x - h.sum() * 0.01;
+    ]
+    { g.dot(&h) }
+    x x x x
+);
+
 #[test]
 fn a_long_body_compiles_and_differentiates() {
     check_scalar!(long; ref x dx = Array1::from(vec![0.3, -0.4, 0.7, 0.5]), val a da = 0.6;);
+}
+
+#[test]
+fn a_long_body_of_array_code_compiles_and_differentiates() {
+    check_scalar!(long_arrays; ref x dx = Array1::from(vec![0.3, -0.4, 0.7, 0.5]), val a da = 0.6;);
 }
